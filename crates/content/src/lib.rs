@@ -6,6 +6,10 @@
 //! A 64-bit checksum per content page (xxh3) lets the swap path prove that the bytes that come back
 //! are the bytes that went out.
 
+pub mod synth;
+
+pub use synth::SynthMix;
+
 pub const PAGE_SIZE: usize = 4096;
 
 /// Index of a 4 KiB content page in a [`ContentStore`].
