@@ -6,8 +6,16 @@
 //! A 64-bit checksum per content page (xxh3) lets the swap path prove that the bytes that come back
 //! are the bytes that went out.
 
+pub mod codec;
+pub mod corpus;
+pub mod costs;
+pub mod memo;
 pub mod synth;
 
+pub use codec::Codec;
+pub use corpus::Corpus;
+pub use costs::CostTable;
+pub use memo::{CompressionMemo, Verify};
 pub use synth::SynthMix;
 
 pub const PAGE_SIZE: usize = 4096;
