@@ -1,0 +1,98 @@
+//! Object-level accesses by the app (the app access model's launch set, foreground working set,
+//! background working set...): each accessed object passes the policy's barrier (with its metadata
+//! bits) and touches the pages its *current* address maps to. Moving an object (GC copying,
+//! Fleet's grouping) therefore changes which pages a given access pattern makes hot.
+//!
+//! Native and file-backed memory stay page-level and are not handled here.
+//!
+//! Simplified: an access touches either the object's header page ([`Span::Header`]: reading a few
+//! fields) or all of its pages ([`Span::Whole`]); consecutive touches of the same page are coalesced
+//! into one backing call (the kernel sees one access per page run, not per object).
+
+use crate::backing::{PageBacking, TouchBatch};
+use crate::heap::{Heap, ObjId, NULL};
+use crate::hooks::RuntimeHooks;
+use engine::{Actor, Nanos, Stall};
+
+/// How much of each object an access touches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Span {
+    /// The header page (reading or writing a few fields).
+    Header,
+    /// Every page of the object.
+    Whole,
+}
+
+/// What an access batch did.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AccessStats {
+    pub stall: Stall,
+    pub objects: u64,
+    /// Pages passed to the backing after coalescing.
+    pub pages: u64,
+    /// Ids skipped because they no longer hold a live object.
+    pub dead: u64,
+}
+
+/// Access `objs` in order at `now` by `actor`.
+#[allow(clippy::too_many_arguments)]
+pub fn access<H: RuntimeHooks + ?Sized>(
+    heap: &mut Heap,
+    hooks: &mut H,
+    now: Nanos,
+    actor: Actor,
+    objs: &[ObjId],
+    write: bool,
+    span: Span,
+    backing: &mut dyn PageBacking,
+) -> AccessStats {
+    let mut st = AccessStats::default();
+    let mut batch = TouchBatch::new(now, actor);
+    for &o in objs {
+        if o == NULL || !heap.is_alive(o) {
+            st.dead += 1;
+            continue;
+        }
+        st.objects += 1;
+        let view = heap.view(o);
+        let mut meta = heap.meta[o as usize];
+        let out = hooks.barrier(&view, &mut meta, write);
+        heap.meta[o as usize] = meta;
+        st.stall.add(out.stall);
+        if out.touch {
+            heap.touch_objects(&mut batch, backing, o, span == Span::Whole, write);
+        }
+    }
+    batch.flush(backing);
+    st.stall.add(batch.stall);
+    st.pages = batch.pages;
+    st
+}
+
+/// Store reference `dst` into slot `slot` of `src` (a mutator write): runs the policy barrier and
+/// the generational write barrier, and touches `src`'s header page for writing.
+#[allow(clippy::too_many_arguments)]
+pub fn write_ref<H: RuntimeHooks + ?Sized>(
+    heap: &mut Heap,
+    hooks: &mut H,
+    now: Nanos,
+    actor: Actor,
+    src: ObjId,
+    slot: u32,
+    dst: ObjId,
+    backing: &mut dyn PageBacking,
+) -> Stall {
+    let view = heap.view(src);
+    let mut meta = heap.meta[src as usize];
+    let out = hooks.barrier(&view, &mut meta, true);
+    heap.meta[src as usize] = meta;
+    heap.set_ref_raw(src, slot, dst);
+    if dst != NULL {
+        heap.remember(src);
+    }
+    let mut stall = out.stall;
+    if out.touch {
+        stall.add(backing.touch(now, actor, heap.header_page(src), 1, true));
+    }
+    stall
+}

@@ -1,0 +1,256 @@
+//! The runtime's only window on memory: a small page-level trait the kernel implements.
+//!
+//! The runtime never reaches into the kernel's internals. Every page the heap touches (allocation,
+//! object accesses by the app, GC visits and copies) goes through [`PageBacking::touch`], so a page
+//! that the kernel swapped out faults back in, with the stall charged to whichever actor touched it
+//! (`Actor::AppGc(pid)` for the collector). Freed regions are given back with
+//! [`PageBacking::release`] (ART releases cleared regions with `madvise(MADV_DONTNEED)`), and policies
+//! send hints with [`PageBacking::advise`].
+//!
+//! [`MockBacking`] is a test implementation (records touches, models swapped pages with a fixed
+//! fault stall); [`NullBacking`] costs nothing (benchmarks, `inspect`).
+
+use engine::{Actor, Nanos, Stall};
+use kernel::types::{Advice, PageIdx, Pid};
+
+/// Page-level operations the runtime needs from the kernel.
+pub trait PageBacking {
+    /// Reserve `pages` virtual pages of Java heap for process `pid` (untouched pages cost nothing);
+    /// returns the first global page index. The range is contiguous.
+    fn map_heap(&mut self, pid: Pid, pages: u32) -> Result<PageIdx, String>;
+    /// Unmap a range previously returned by `map_heap` (frees frames and swap slots).
+    fn unmap(&mut self, pid: Pid, first: PageIdx, pages: u32);
+    /// Touch pages `[first, first+n)` read or write on behalf of `actor` at `now`; returns the time
+    /// the actor stalls (faults on swapped pages, fresh-page faults, etc.).
+    fn touch(&mut self, now: Nanos, actor: Actor, first: PageIdx, n: u32, write: bool) -> Stall;
+    /// madvise-like hint for a page range.
+    fn advise(&mut self, now: Nanos, actor: Actor, first: PageIdx, n: u32, advice: Advice) -> Stall;
+    /// `MADV_DONTNEED`: drop the contents of the range (frames and swap slots are freed; the next
+    /// touch sees a fresh zero page). ART does this for regions it clears after a GC and for freed
+    /// large objects. Default: nothing (a backing that does not track contents).
+    fn release(&mut self, _now: Nanos, _actor: Actor, _first: PageIdx, _n: u32) {}
+}
+
+/// A backing that costs nothing and records nothing (benchmarks, heap inspection).
+#[derive(Debug, Default)]
+pub struct NullBacking {
+    next: PageIdx,
+}
+
+impl PageBacking for NullBacking {
+    fn map_heap(&mut self, _pid: Pid, pages: u32) -> Result<PageIdx, String> {
+        let first = self.next;
+        self.next = self
+            .next
+            .checked_add(pages)
+            .ok_or("NullBacking: page index space exhausted")?;
+        Ok(first)
+    }
+    fn unmap(&mut self, _pid: Pid, _first: PageIdx, _pages: u32) {}
+    #[inline]
+    fn touch(&mut self, _now: Nanos, _actor: Actor, _first: PageIdx, _n: u32, _write: bool) -> Stall {
+        Stall::ZERO
+    }
+    fn advise(&mut self, _now: Nanos, _actor: Actor, _first: PageIdx, _n: u32, _advice: Advice) -> Stall {
+        Stall::ZERO
+    }
+}
+
+/// Per-page state in [`MockBacking`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MockPage {
+    Unmapped,
+    /// Mapped, never touched (or released).
+    Untouched,
+    Resident,
+    Swapped,
+}
+
+/// Test backing: a dense page array, touch counters, swapped pages that cost `fault_ns` to touch.
+#[derive(Debug)]
+pub struct MockBacking {
+    pub pages: Vec<MockPage>,
+    pub touches: Vec<u32>,
+    pub writes: Vec<u32>,
+    /// Actor of the last touch per page.
+    pub last_actor: Vec<Option<Actor>>,
+    /// Stall for touching a swapped page (a major fault).
+    pub fault_ns: Nanos,
+    /// Number of swapped pages faulted back in, per actor kind (main, gc, other).
+    pub faults_main: u64,
+    pub faults_gc: u64,
+    pub faults_other: u64,
+    /// Total `touch` calls (after the runtime's coalescing).
+    pub touch_calls: u64,
+    pub advice_log: Vec<(PageIdx, u32, Advice)>,
+    pub released_pages: u64,
+}
+
+impl MockBacking {
+    pub fn new(fault_ns: Nanos) -> Self {
+        Self {
+            pages: Vec::new(),
+            touches: Vec::new(),
+            writes: Vec::new(),
+            last_actor: Vec::new(),
+            fault_ns,
+            faults_main: 0,
+            faults_gc: 0,
+            faults_other: 0,
+            touch_calls: 0,
+            advice_log: Vec::new(),
+            released_pages: 0,
+        }
+    }
+
+    /// Mark every resident page as swapped out; returns how many.
+    pub fn swap_out_all(&mut self) -> usize {
+        let mut n = 0;
+        for p in self.pages.iter_mut() {
+            if *p == MockPage::Resident {
+                *p = MockPage::Swapped;
+                n += 1;
+            }
+        }
+        n
+    }
+
+    /// Mark `[first, first+n)` swapped (resident pages only).
+    pub fn swap_out(&mut self, first: PageIdx, n: u32) {
+        for p in &mut self.pages[first as usize..(first + n) as usize] {
+            if *p == MockPage::Resident {
+                *p = MockPage::Swapped;
+            }
+        }
+    }
+
+    pub fn count(&self, state: MockPage) -> usize {
+        self.pages.iter().filter(|p| **p == state).count()
+    }
+
+    pub fn total_faults(&self) -> u64 {
+        self.faults_main + self.faults_gc + self.faults_other
+    }
+}
+
+impl PageBacking for MockBacking {
+    fn map_heap(&mut self, _pid: Pid, pages: u32) -> Result<PageIdx, String> {
+        let first = self.pages.len();
+        let end = first + pages as usize;
+        if end > u32::MAX as usize {
+            return Err("MockBacking: page index space exhausted".into());
+        }
+        self.pages.resize(end, MockPage::Untouched);
+        self.touches.resize(end, 0);
+        self.writes.resize(end, 0);
+        self.last_actor.resize(end, None);
+        Ok(first as PageIdx)
+    }
+
+    fn unmap(&mut self, _pid: Pid, first: PageIdx, pages: u32) {
+        for p in &mut self.pages[first as usize..(first + pages) as usize] {
+            *p = MockPage::Unmapped;
+        }
+    }
+
+    fn touch(&mut self, _now: Nanos, actor: Actor, first: PageIdx, n: u32, write: bool) -> Stall {
+        self.touch_calls += 1;
+        let mut stall = Stall::ZERO;
+        for i in first as usize..(first + n) as usize {
+            match self.pages[i] {
+                MockPage::Unmapped => panic!("MockBacking: touch of unmapped page {i}"),
+                MockPage::Swapped => {
+                    stall.add(Stall {
+                        ns: self.fault_ns,
+                        psi_ns: self.fault_ns,
+                    });
+                    match actor {
+                        Actor::AppMain(_) => self.faults_main += 1,
+                        Actor::AppGc(_) => self.faults_gc += 1,
+                        _ => self.faults_other += 1,
+                    }
+                }
+                MockPage::Untouched | MockPage::Resident => {}
+            }
+            self.pages[i] = MockPage::Resident;
+            self.touches[i] += 1;
+            if write {
+                self.writes[i] += 1;
+            }
+            self.last_actor[i] = Some(actor);
+        }
+        stall
+    }
+
+    fn advise(&mut self, _now: Nanos, _actor: Actor, first: PageIdx, n: u32, advice: Advice) -> Stall {
+        self.advice_log.push((first, n, advice));
+        if matches!(advice, Advice::PageOut | Advice::ColdRuntime) {
+            self.swap_out(first, n);
+        }
+        Stall::ZERO
+    }
+
+    fn release(&mut self, _now: Nanos, _actor: Actor, first: PageIdx, n: u32) {
+        for p in &mut self.pages[first as usize..(first + n) as usize] {
+            if *p != MockPage::Unmapped {
+                *p = MockPage::Untouched;
+            }
+        }
+        self.released_pages += n as u64;
+    }
+}
+
+/// Coalesces consecutive touches of the same or adjacent pages into one `touch` call.
+#[derive(Debug)]
+pub struct TouchBatch {
+    pub now: Nanos,
+    pub actor: Actor,
+    first: PageIdx,
+    n: u32,
+    write: bool,
+    pub stall: Stall,
+    /// Pages passed to the backing (after coalescing; a page touched twice in a row counts once).
+    pub pages: u64,
+}
+
+impl TouchBatch {
+    pub fn new(now: Nanos, actor: Actor) -> Self {
+        Self {
+            now,
+            actor,
+            first: 0,
+            n: 0,
+            write: false,
+            stall: Stall::ZERO,
+            pages: 0,
+        }
+    }
+
+    /// Touch `[first, first+n)`.
+    #[inline]
+    pub fn touch<B: PageBacking + ?Sized>(&mut self, b: &mut B, first: PageIdx, n: u32, write: bool) {
+        if self.n > 0 && write == self.write {
+            let end = self.first + self.n;
+            // Same or overlapping/adjacent run: extend.
+            if first >= self.first && first <= end {
+                let new_end = (first + n).max(end);
+                self.n = new_end - self.first;
+                return;
+            }
+        }
+        self.flush(b);
+        self.first = first;
+        self.n = n;
+        self.write = write;
+    }
+
+    #[inline]
+    pub fn flush<B: PageBacking + ?Sized>(&mut self, b: &mut B) {
+        if self.n > 0 {
+            let s = b.touch(self.now, self.actor, self.first, self.n, self.write);
+            self.stall.add(s);
+            self.pages += self.n as u64;
+            self.n = 0;
+        }
+    }
+}

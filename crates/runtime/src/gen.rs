@@ -1,0 +1,543 @@
+//! Heap generators: object-size distributions, reference graphs with a depth-from-roots structure,
+//! and the papers' synthetic apps.
+//!
+//! **Size distributions** ([`SizeDist`]) are piecewise log-uniform over byte buckets with per-bucket
+//! object-count probabilities. The papers publish their distributions only as figures:
+//! - [`SizeDist::fleet_fig7`]: Fleet Fig. 7 shows that, for popular commercial apps, the large
+//!   majority of objects are far smaller than a 4 KiB page and the apps' CDFs look alike. Our
+//!   buckets (estimate shaped after the figure and typical ART heaps, median ≈ 40 B): 16–32 B 30%,
+//!   32–64 B 33%, 64–128 B 18%, 128–256 B 9%, 256 B–1 KiB 6%, 1–4 KiB 3%, 4–64 KiB 0.9%,
+//!   64 KiB–1 MiB 0.1%.
+//! - [`SizeDist::marvin_fig1`]: Marvin Fig. 1 plots the CDF of object sizes and of the heap share of
+//!   objects of that size or smaller; the text says most objects are not page sized and describes
+//!   the heap as bimodal (many small objects, most bytes in large arrays). Our buckets put 98.5% of
+//!   objects below 1 KiB but ~60% of bytes in objects of 4 KiB and more.
+//!
+//! **Reference graphs** ([`GraphSpec`]): each object gets a BFS depth from a profile of per-depth
+//! object fractions (depth 0 = roots); every object at depth `d ≥ 1` has a parent at depth `d−1`
+//! (so its shortest distance from the roots is exactly `d`), plus random extra references to
+//! objects at depth `≤ d+1` (which keep every object's depth unchanged). The default profile makes
+//! depth ≤ 1 ("NRO with D = 2" in Fleet's sense) about 10% of the objects, as Fleet §4.2 measured
+//! (NRO ≈ 10.4% of the heap). Objects are allocated in depth-first order from the roots (the
+//! layout a compacting GC leaves), optionally shuffled.
+//!
+//! **Synthetic apps** ([`SyntheticSpec`], [`SyntheticApp`]): Fleet §7.1's apps (from the Marvin
+//! project) that fill 180 MB with 512 B or 2048 B objects, and Marvin §8.3's apps with a 220 MB
+//! heap of 4 KiB arrays (or an even mix by bytes of 4 KiB and 1 MiB arrays) that delete and
+//! reallocate 20 MB of arrays every 5 s. Objects hang off `Object[1024]` holder arrays held by
+//! roots; [`SyntheticApp::step`] runs the churn when due. Marvin's apps need more than the 192 MiB
+//! growth limit, so they run as `largeHeap` apps (growth limit = heap size, 512 MiB).
+
+use crate::backing::PageBacking;
+use crate::heap::{ClassId, ClassKind, Heap, HeapError, ObjId, ARRAY_HEADER, NULL};
+use crate::hooks::RuntimeHooks;
+use crate::{Runtime, StepCost};
+use engine::{CpuLedger, Nanos, SimRng, NS_PER_SEC};
+use rand::seq::SliceRandom;
+use rand::Rng;
+
+/// A piecewise log-uniform size distribution: `(lo, hi, probability)` buckets, sizes in bytes.
+#[derive(Debug, Clone)]
+pub struct SizeDist {
+    pub buckets: Vec<(u32, u32, f64)>,
+}
+
+impl SizeDist {
+    /// Shaped after Fleet Fig. 7 (see module docs; an estimate read off a figure).
+    pub fn fleet_fig7() -> Self {
+        Self {
+            buckets: vec![
+                (16, 32, 0.30),
+                (32, 64, 0.33),
+                (64, 128, 0.18),
+                (128, 256, 0.09),
+                (256, 1024, 0.06),
+                (1024, 4096, 0.03),
+                (4096, 65536, 0.009),
+                (65536, 1 << 20, 0.001),
+            ],
+        }
+    }
+
+    /// Shaped after Marvin Fig. 1 (bimodal by bytes; see module docs).
+    pub fn marvin_fig1() -> Self {
+        Self {
+            buckets: vec![
+                (16, 32, 0.28),
+                (32, 64, 0.32),
+                (64, 256, 0.27),
+                (256, 1024, 0.115),
+                (1024, 4096, 0.008),
+                (4096, 8192, 0.005),
+                (8192, 1 << 20, 0.002),
+            ],
+        }
+    }
+
+    /// A single fixed size.
+    pub fn fixed(size: u32) -> Self {
+        Self {
+            buckets: vec![(size, size, 1.0)],
+        }
+    }
+
+    pub fn sample(&self, rng: &mut SimRng) -> u32 {
+        let total: f64 = self.buckets.iter().map(|b| b.2).sum();
+        let mut x = rng.gen::<f64>() * total;
+        let last = self.buckets.len() - 1;
+        for (i, &(lo, hi, p)) in self.buckets.iter().enumerate() {
+            if x < p || i == last {
+                if lo >= hi {
+                    return lo;
+                }
+                let (l, h) = ((lo as f64).ln(), (hi as f64).ln());
+                return ((l + rng.gen::<f64>() * (h - l)).exp() as u32).clamp(lo, hi);
+            }
+            x -= p;
+        }
+        unreachable!("size distribution has buckets")
+    }
+
+    /// Mean size (numerical, for sizing heaps).
+    pub fn mean(&self) -> f64 {
+        let total: f64 = self.buckets.iter().map(|b| b.2).sum();
+        self.buckets
+            .iter()
+            .map(|&(lo, hi, p)| {
+                let m = if lo >= hi {
+                    lo as f64
+                } else {
+                    (hi - lo) as f64 / ((hi as f64).ln() - (lo as f64).ln())
+                };
+                m * p / total
+            })
+            .sum()
+    }
+}
+
+/// A generated heap's shape.
+#[derive(Debug, Clone)]
+pub struct GraphSpec {
+    /// Total bytes of objects to generate.
+    pub bytes: u64,
+    pub sizes: SizeDist,
+    /// Fraction of objects at each depth (depth 0 = roots); the rest of the objects go to the last
+    /// depth. Normalised.
+    pub depth_profile: Vec<f64>,
+    /// Mean number of extra (non-tree) references per object that has reference fields.
+    pub extra_refs_mean: f64,
+    /// Objects at least this large are primitive arrays (no references) with probability
+    /// `prim_array_prob`, else object arrays.
+    pub array_threshold: u32,
+    pub prim_array_prob: f64,
+    /// Shuffle the allocation order instead of depth-first from the roots.
+    pub shuffle: bool,
+}
+
+impl Default for GraphSpec {
+    fn default() -> Self {
+        Self {
+            bytes: 64 << 20,
+            sizes: SizeDist::fleet_fig7(),
+            depth_profile: vec![0.01, 0.09, 0.15, 0.2, 0.2, 0.15, 0.1, 0.06, 0.04],
+            extra_refs_mean: 1.0,
+            array_threshold: 256,
+            prim_array_prob: 0.8,
+            shuffle: false,
+        }
+    }
+}
+
+/// Generate a heap (objects, references, roots) into `heap` without touching pages (the result is
+/// as if freshly loaded: pages are untouched until used). Returns the allocated ids in allocation
+/// order.
+pub fn generate<B: PageBacking + ?Sized>(
+    heap: &mut Heap,
+    spec: &GraphSpec,
+    rng: &mut SimRng,
+    now: Nanos,
+    backing: &mut B,
+) -> Result<Vec<ObjId>, HeapError> {
+    let c_inst = heap.class_named("gen.Instance", ClassKind::Instance);
+    let c_prim = heap.class_named("byte[]", ClassKind::PrimitiveArray(1));
+    let c_objarr = heap.class_named("java.lang.Object[]", ClassKind::ObjectArray);
+    // 1. Sizes, kinds and slot capacities.
+    let mut sizes: Vec<u32> = Vec::new();
+    let mut classes: Vec<ClassId> = Vec::new();
+    let mut cap: Vec<u32> = Vec::new();
+    let mut total = 0u64;
+    while total < spec.bytes {
+        let s = Heap::aligned(spec.sizes.sample(rng));
+        let (c, k) = if s >= spec.array_threshold {
+            if rng.gen::<f64>() < spec.prim_array_prob {
+                (c_prim, 0)
+            } else {
+                (c_objarr, (s - ARRAY_HEADER) / 4)
+            }
+        } else {
+            (c_inst, rng.gen_range(0..=((s - 8) / 4).min(6)))
+        };
+        sizes.push(s);
+        classes.push(c);
+        cap.push(k);
+        total += s as u64;
+    }
+    let n = sizes.len();
+    // 2. Depths.
+    let psum: f64 = spec.depth_profile.iter().sum();
+    let mut depth = vec![0u8; n];
+    let mut levels: Vec<Vec<u32>> = vec![Vec::new(); spec.depth_profile.len().max(1)];
+    {
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        order.shuffle(rng);
+        let mut acc = 0.0;
+        let mut start = 0usize;
+        for (d, p) in spec.depth_profile.iter().enumerate() {
+            acc += p / psum;
+            let end = if d + 1 == spec.depth_profile.len() {
+                n
+            } else {
+                ((acc * n as f64) as usize).min(n)
+            };
+            let end = end.max(start + usize::from(d == 0 && start < n));
+            for &o in &order[start..end] {
+                depth[o as usize] = d as u8;
+                levels[d].push(o);
+            }
+            start = end;
+        }
+    }
+    // Objects that can hold references (parents); give a parent slot if none at a level.
+    let mut edges: Vec<(u32, u32)> = Vec::with_capacity(n * 2);
+    let mut used = vec![0u32; n];
+    for d in 1..levels.len() {
+        if levels[d].is_empty() {
+            continue;
+        }
+        let parents: Vec<u32> = levels[d - 1]
+            .iter()
+            .copied()
+            .filter(|&p| cap[p as usize] > 0)
+            .collect();
+        let parents = if parents.is_empty() {
+            levels[d - 1].clone()
+        } else {
+            parents
+        };
+        if parents.is_empty() {
+            // No level above: these become roots.
+            continue;
+        }
+        for &o in &levels[d] {
+            let p = parents[rng.gen_range(0..parents.len())];
+            edges.push((p, o));
+            used[p as usize] += 1;
+        }
+    }
+    // Extra references to depth <= d+1.
+    if spec.extra_refs_mean > 0.0 {
+        for o in 0..n as u32 {
+            if cap[o as usize] == 0 {
+                continue;
+            }
+            let d = depth[o as usize] as usize;
+            let mut k = 0;
+            // Geometric number of extra refs with the given mean.
+            let q = spec.extra_refs_mean / (1.0 + spec.extra_refs_mean);
+            while rng.gen::<f64>() < q && k < 8 {
+                k += 1;
+            }
+            for _ in 0..k {
+                let td = rng.gen_range(0..=(d + 1).min(levels.len() - 1));
+                if levels[td].is_empty() {
+                    continue;
+                }
+                let t = levels[td][rng.gen_range(0..levels[td].len())];
+                edges.push((o, t));
+                used[o as usize] += 1;
+            }
+        }
+    }
+    // Slot counts; grow sizes of instances whose slots do not fit.
+    for o in 0..n {
+        let k = cap[o].max(used[o]);
+        cap[o] = k;
+        let need = if classes[o] == c_inst {
+            8 + 4 * k
+        } else {
+            ARRAY_HEADER + 4 * k
+        };
+        if sizes[o] < need {
+            sizes[o] = Heap::aligned(need);
+            if classes[o] == c_prim {
+                classes[o] = c_objarr;
+            }
+        }
+    }
+    // CSR of edges by source.
+    edges.sort_unstable();
+    // 3. Allocation order.
+    let order: Vec<u32> = if spec.shuffle {
+        let mut v: Vec<u32> = (0..n as u32).collect();
+        v.shuffle(rng);
+        v
+    } else {
+        // Depth-first over tree edges (parent -> child) from the roots.
+        let mut first_edge = vec![0u32; n + 1];
+        for &(s, _) in &edges {
+            first_edge[s as usize + 1] += 1;
+        }
+        for i in 0..n {
+            first_edge[i + 1] += first_edge[i];
+        }
+        let mut seen = vec![false; n];
+        let mut out = Vec::with_capacity(n);
+        let mut stack: Vec<u32> = Vec::new();
+        let mut starts: Vec<u32> = levels[0].clone();
+        // Objects without a parent (empty level above) also start trees.
+        for (o, s) in seen.iter().enumerate() {
+            if !s && depth[o] > 0 && levels[depth[o] as usize - 1].is_empty() {
+                starts.push(o as u32);
+            }
+        }
+        for &r in &starts {
+            if seen[r as usize] {
+                continue;
+            }
+            seen[r as usize] = true;
+            stack.push(r);
+            while let Some(o) = stack.pop() {
+                out.push(o);
+                let (a, b) = (
+                    first_edge[o as usize] as usize,
+                    first_edge[o as usize + 1] as usize,
+                );
+                for &(_, c) in edges[a..b].iter().rev() {
+                    if !seen[c as usize] && depth[c as usize] == depth[o as usize] + 1 {
+                        seen[c as usize] = true;
+                        stack.push(c);
+                    }
+                }
+            }
+        }
+        for (o, s) in seen.iter().enumerate() {
+            if !s {
+                out.push(o as u32);
+            }
+        }
+        out
+    };
+    // 4. Allocate and link.
+    let mut id = vec![NULL; n];
+    let mut ids = Vec::with_capacity(n);
+    for &o in &order {
+        let x = heap.alloc_quiet(
+            now,
+            classes[o as usize],
+            sizes[o as usize],
+            cap[o as usize],
+            backing,
+        )?;
+        id[o as usize] = x;
+        ids.push(x);
+    }
+    let mut slot = vec![0u32; n];
+    for &(s, t) in &edges {
+        heap.set_ref_raw(id[s as usize], slot[s as usize], id[t as usize]);
+        slot[s as usize] += 1;
+    }
+    for &r in &levels[0] {
+        heap.add_root(id[r as usize]);
+    }
+    for o in 0..n {
+        if depth[o] > 0 && levels[depth[o] as usize - 1].is_empty() {
+            heap.add_root(id[o]);
+        }
+    }
+    Ok(ids)
+}
+
+/// One of the papers' synthetic apps.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SyntheticSpec {
+    pub name: String,
+    /// Bytes of data objects to hold.
+    pub footprint: u64,
+    /// `(object size in bytes, share of the footprint in bytes)`; shares sum to 1.
+    pub mix: Vec<(u32, f64)>,
+    /// Bytes deleted and reallocated per churn round (0 = none).
+    pub churn_bytes: u64,
+    pub churn_period: Nanos,
+    /// Runs with `android:largeHeap` (growth limit = heap size).
+    pub large_heap: bool,
+}
+
+impl SyntheticSpec {
+    /// Fleet §7.1: fill 180 MB with objects of `size` bytes (512 or 2048), then idle.
+    pub fn fleet(size: u32) -> Self {
+        Self {
+            name: format!("fleet-{size}B"),
+            footprint: 180_000_000,
+            mix: vec![(size, 1.0)],
+            churn_bytes: 0,
+            churn_period: 0,
+            large_heap: false,
+        }
+    }
+
+    /// Marvin §8.3: 220 MB of 4 KiB arrays; delete and reallocate 20 MB every 5 s.
+    pub fn marvin_4k() -> Self {
+        Self {
+            name: "marvin-4K".into(),
+            footprint: 220_000_000,
+            mix: vec![(4096 + ARRAY_HEADER, 1.0)],
+            churn_bytes: 20_000_000,
+            churn_period: 5 * NS_PER_SEC,
+            large_heap: true,
+        }
+    }
+
+    /// Marvin §8.3: an even mix (by bytes) of 4 KiB and 1 MiB arrays.
+    pub fn marvin_mix() -> Self {
+        Self {
+            name: "marvin-4K-1M".into(),
+            mix: vec![(4096 + ARRAY_HEADER, 0.5), ((1 << 20) + ARRAY_HEADER, 0.5)],
+            ..Self::marvin_4k()
+        }
+    }
+
+    /// The heap configuration the app runs with on a Pixel-3-class device.
+    pub fn heap_config(&self) -> crate::HeapConfig {
+        let mut c = crate::HeapConfig::pixel3();
+        if self.large_heap {
+            c.growth_limit = c.capacity;
+        }
+        c
+    }
+}
+
+/// Holder array length (`Object[1024]`).
+pub const HOLDER_SLOTS: u32 = 1024;
+
+/// A running synthetic app: data arrays hang off `Object[1024]` holders that are GC roots.
+#[derive(Debug)]
+pub struct SyntheticApp {
+    pub spec: SyntheticSpec,
+    pub holders: Vec<ObjId>,
+    /// `(holder index, slot)` of every data object, in allocation order.
+    pub slots: Vec<(u32, u32)>,
+    /// Size class (index into `spec.mix`) of each slot's object.
+    pub slot_kind: Vec<u8>,
+    pub data_class: ClassId,
+    pub holder_class: ClassId,
+    pub next_churn: Nanos,
+    pub rng: SimRng,
+    /// Churn rounds completed.
+    pub rounds: u64,
+}
+
+impl SyntheticApp {
+    /// Allocate the app's heap through the runtime at `now` (GCs trigger as they would in the app).
+    /// Returns the app and the accumulated main-thread cost.
+    pub fn build<H: RuntimeHooks>(
+        rt: &mut Runtime<H>,
+        spec: SyntheticSpec,
+        now: Nanos,
+        rng: SimRng,
+        backing: &mut dyn PageBacking,
+        ledger: &mut CpuLedger,
+    ) -> Result<(Self, StepCost), HeapError> {
+        let data_class = rt.heap.class_named("byte[]", ClassKind::PrimitiveArray(1));
+        let holder_class = rt.heap.class_named("java.lang.Object[]", ClassKind::ObjectArray);
+        let mut app = Self {
+            spec,
+            holders: Vec::new(),
+            slots: Vec::new(),
+            slot_kind: Vec::new(),
+            data_class,
+            holder_class,
+            next_churn: 0,
+            rng,
+            rounds: 0,
+        };
+        let mut cost = StepCost::default();
+        let mix = app.spec.mix.clone();
+        for (k, &(size, share)) in mix.iter().enumerate() {
+            let count = ((app.spec.footprint as f64 * share) / size as f64).round() as u64;
+            for _ in 0..count {
+                let slot = app.slots.len() as u32;
+                let (h, s) = (slot / HOLDER_SLOTS, slot % HOLDER_SLOTS);
+                if s == 0 {
+                    let (hid, c) = rt.alloc(
+                        now,
+                        holder_class,
+                        ARRAY_HEADER + 4 * HOLDER_SLOTS,
+                        HOLDER_SLOTS,
+                        backing,
+                        ledger,
+                    )?;
+                    rt.heap.add_root(hid);
+                    app.holders.push(hid);
+                    merge(&mut cost, c);
+                }
+                let (id, c) = rt.alloc(now, data_class, size, 0, backing, ledger)?;
+                merge(&mut cost, c);
+                cost.main_stall
+                    .add(rt.write_ref(now, app.holders[h as usize], s, id, backing));
+                app.slots.push((h, s));
+                app.slot_kind.push(k as u8);
+            }
+        }
+        app.next_churn = if app.spec.churn_bytes > 0 {
+            now + app.spec.churn_period
+        } else {
+            Nanos::MAX
+        };
+        Ok((app, cost))
+    }
+
+    /// Run the churn if due at `now`: delete `churn_bytes` of randomly chosen arrays and reallocate
+    /// the same number of arrays of the same sizes into the same slots.
+    pub fn step<H: RuntimeHooks>(
+        &mut self,
+        rt: &mut Runtime<H>,
+        now: Nanos,
+        backing: &mut dyn PageBacking,
+        ledger: &mut CpuLedger,
+    ) -> Result<StepCost, HeapError> {
+        let mut cost = StepCost::default();
+        while self.next_churn <= now {
+            let t = self.next_churn;
+            let mut freed = 0u64;
+            while freed < self.spec.churn_bytes && !self.slots.is_empty() {
+                let i = self.rng.gen_range(0..self.slots.len());
+                let (h, s) = self.slots[i];
+                let size = self.spec.mix[self.slot_kind[i] as usize].0;
+                let holder = self.holders[h as usize];
+                cost.main_stall.add(rt.write_ref(t, holder, s, NULL, backing));
+                let (id, c) = rt.alloc(t, self.data_class, size, 0, backing, ledger)?;
+                merge(&mut cost, c);
+                cost.main_stall.add(rt.write_ref(t, holder, s, id, backing));
+                freed += size as u64;
+            }
+            self.rounds += 1;
+            self.next_churn += self.spec.churn_period;
+        }
+        Ok(cost)
+    }
+
+    /// All data objects currently held.
+    pub fn data_objects(&self, heap: &Heap) -> Vec<ObjId> {
+        self.slots
+            .iter()
+            .map(|&(h, s)| heap.refs_of(self.holders[h as usize])[s as usize])
+            .collect()
+    }
+}
+
+fn merge(into: &mut StepCost, c: StepCost) {
+    into.main_stall.add(c.main_stall);
+    if c.gc.is_some() {
+        into.gc = c.gc;
+    }
+}

@@ -1,0 +1,806 @@
+//! The ART-like Java heap of one app: regions, objects (struct-of-arrays), references, roots.
+//!
+//! What is modelled (after `art/runtime/gc/space/region_space.h`, `large_object_space.h`,
+//! `heap.cc`):
+//! - a region space of 256 KiB regions (`kRegionSize`) addressed by byte offsets in the app's virtual
+//!   address space; bump-pointer allocation into the current allocation region (TLABs are not
+//!   modelled separately: one region at a time per app, as if one mutator thread allocated);
+//! - ART's region-allocation guard: a new region is handed out only while
+//!   `(non_free_regions + 1) * 2 <= num_regions`, keeping half the space free for evacuation;
+//! - large objects: primitive arrays and strings of at least 12 KiB (`kMinLargeObjectThreshold =
+//!   3 * kPageSize`, `Heap::ShouldAllocLargeObject`) go to the large-object space, each in its own
+//!   page-aligned mapping (`LargeObjectMapSpace`); any object bigger than a region also goes there
+//!   (simplification: ART keeps huge non-primitive objects in "large regions" of the region space);
+//! - objects: size, class, reference slots (fixed at allocation, as Java fields/array lengths are),
+//!   allocation time, allocated-in-foreground bit, 8 policy metadata bits (Marvin's access bits and
+//!   stub flag, Fleet's classification), GC mark epoch;
+//! - GC roots (a dense list of object ids);
+//! - a remembered set for generational (sticky) collections: the write barrier records old objects
+//!   that had a reference stored into them since the last GC. ART uses a card table with 1 KiB cards
+//!   (`kCardShift = 10`); we keep it at object granularity (the pages touched to scan a dirty card
+//!   are the object's own pages in the common case of small objects).
+//!
+//! Simplified vs ART: no TLABs per thread, no non-moving space / zygote / image spaces (imported
+//! heaps put everything in the region space or LOS), no lock words or forwarding pointers (objects
+//! keep their id when they move; only their address changes), no soft/weak reference processing,
+//! no finalizers. Object ids of dead objects are reused (a stale id held outside the heap may refer
+//! to a newer object).
+//!
+//! Storage per object: 30 bytes + 4 bytes per reference slot.
+
+use crate::backing::{PageBacking, TouchBatch};
+use engine::{Actor, Nanos, Stall};
+use kernel::types::{PageIdx, Pid, NIL};
+use serde::Serialize;
+use std::collections::BTreeSet;
+
+/// Object id (dense index).
+pub type ObjId = u32;
+/// Class id (index into [`Heap::classes`]).
+pub type ClassId = u32;
+/// Null reference / no object.
+pub const NULL: ObjId = u32::MAX;
+
+pub const PAGE_SIZE: u32 = 4096;
+pub const PAGE_SHIFT: u32 = 12;
+/// `RegionSpace::kRegionSize`.
+pub const REGION_SIZE: u32 = 256 * 1024;
+pub const REGION_SHIFT: u32 = 18;
+pub const REGION_PAGES: u32 = REGION_SIZE / PAGE_SIZE;
+/// `Heap::kMinLargeObjectThreshold = 3 * kPageSize`.
+pub const LARGE_OBJECT_THRESHOLD: u32 = 12 * 1024;
+/// `kObjectAlignment`.
+pub const OBJECT_ALIGNMENT: u32 = 8;
+/// ART object header (klass + monitor, 32-bit heap references).
+pub const OBJECT_HEADER: u32 = 8;
+/// ART array header (object header + length).
+pub const ARRAY_HEADER: u32 = 12;
+
+/// Per-object flag bits ([`Heap::flags`]).
+pub mod oflags {
+    /// The id holds a live (allocated, not yet reclaimed) object.
+    pub const ALIVE: u8 = 1 << 0;
+    /// Allocated while the app was in the foreground (Fleet's FGO/BGO split).
+    pub const FG_ALLOC: u8 = 1 << 1;
+    /// In the large-object space (`addr` is a LOS slot index).
+    pub const LARGE: u8 = 1 << 2;
+    /// In the remembered set (an old object that had a reference stored into it since the last GC).
+    pub const REMEMBERED: u8 = 1 << 3;
+}
+
+/// What kind of object a class describes (decides LOS placement and how the GC scans it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum ClassKind {
+    Instance,
+    /// `java.lang.String` (LOS-eligible like primitive arrays).
+    String,
+    ObjectArray,
+    /// Primitive array; element size in bytes.
+    PrimitiveArray(u8),
+    /// `java.lang.Class` objects (imported heaps).
+    Class,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ClassInfo {
+    pub name: String,
+    pub kind: ClassKind,
+}
+
+/// Heap configuration (ART runtime options / `dalvik.vm.*` properties).
+#[derive(Debug, Clone, Serialize)]
+pub struct HeapConfig {
+    /// `dalvik.vm.heapsize` (`-Xmx`, ART's capacity): size of the region-space reservation.
+    pub capacity: u64,
+    /// `dalvik.vm.heapgrowthlimit`: the app cannot use more (unless `largeHeap`).
+    pub growth_limit: u64,
+    /// `dalvik.vm.heapstartsize`: initial target footprint.
+    pub initial_size: u64,
+    /// `dalvik.vm.heaptargetutilization`.
+    pub target_utilization: f64,
+    /// `dalvik.vm.heapminfree`.
+    pub min_free: u64,
+    /// `dalvik.vm.heapmaxfree`.
+    pub max_free: u64,
+    /// Growth multiplier while the app is jank-perceptible (foreground):
+    /// `kDefaultHeapGrowthMultiplier (2.0) + kExtraDefaultHeapGrowthMultiplier (1.0 with CC)`.
+    pub foreground_multiplier: f64,
+    /// Multiplier in the background (`Heap::HeapGrowthMultiplier` returns 1.0 when the process does
+    /// not care about pause times). Fleet §7.4 studies 1.1× and 2× heap sizing.
+    pub background_multiplier: f64,
+    /// Generational CC (sticky/young collections). Default on (Android 10+ CC).
+    pub generational: bool,
+    /// `kMinLargeObjectThreshold`.
+    pub large_object_threshold: u32,
+}
+
+impl Default for HeapConfig {
+    /// ART built-in defaults (`heap.h`: `kDefaultMaxFree = 32 MB`, `kDefaultMinFree = 8 MB`,
+    /// `kDefaultTargetUtilization = 0.6`) with a 4 GB phone's 192 MiB growth limit and 512 MiB heap.
+    fn default() -> Self {
+        Self {
+            capacity: 512 << 20,
+            growth_limit: 192 << 20,
+            initial_size: 8 << 20,
+            target_utilization: 0.6,
+            min_free: 8 << 20,
+            max_free: 32 << 20,
+            foreground_multiplier: 3.0,
+            background_multiplier: 1.0,
+            generational: true,
+            large_object_threshold: LARGE_OBJECT_THRESHOLD,
+        }
+    }
+}
+
+impl HeapConfig {
+    /// Pixel-3-class 4 GB device properties (`phone-xhdpi-4096-dalvik-heap.mk`: heapstartsize 8m,
+    /// heapgrowthlimit 192m, heapsize 512m, heaptargetutilization 0.6, heapminfree 8m,
+    /// heapmaxfree 16m).
+    pub fn pixel3() -> Self {
+        Self {
+            max_free: 16 << 20,
+            ..Self::default()
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum RegionState {
+    Free,
+    /// Holds objects (mutator allocation region, to-space of a past GC, or full).
+    Used,
+}
+
+/// One 256 KiB region.
+#[derive(Debug, Clone)]
+pub struct Region {
+    pub state: RegionState,
+    /// Bump pointer: bytes used from the region start.
+    pub top: u32,
+    /// Live bytes as of the last GC that marked this region (or allocated bytes if newer).
+    pub live_bytes: u32,
+    /// Allocated (by the mutator) since the last GC: collected by sticky GCs, always evacuated.
+    pub young: bool,
+    /// Destination group the GC copied into this region (policy-defined; 0 = default).
+    pub group: u8,
+    /// First global page of this region, or `NIL` if never mapped.
+    pub first_page: PageIdx,
+    /// Objects in address order.
+    pub objs: Vec<ObjId>,
+}
+
+/// One large object's own mapping.
+#[derive(Debug, Clone, Copy)]
+pub struct LargeSlot {
+    pub obj: ObjId,
+    pub first_page: PageIdx,
+    pub pages: u32,
+}
+
+/// Allocation failure.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HeapError {
+    #[error("out of memory: allocating {size} bytes with {allocated} of {limit} bytes in use")]
+    OutOfMemory { size: u64, allocated: u64, limit: u64 },
+    #[error("no free region (region space of {regions} regions exhausted)")]
+    NoRegion { regions: u32 },
+    #[error("kernel refused to map Java heap pages: {0}")]
+    Map(String),
+    #[error("object of {0} bytes is too large")]
+    TooLarge(u64),
+}
+
+/// What the allocator asks of the collector after an allocation (see [`Heap::alloc`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Trigger {
+    None,
+    /// `bytes_allocated` crossed `concurrent_start_bytes`: request a concurrent GC.
+    Concurrent,
+}
+
+/// Result of an allocation.
+#[derive(Debug, Clone, Copy)]
+pub struct Allocated {
+    pub id: ObjId,
+    /// Stall of the allocating thread touching the new object's pages.
+    pub stall: Stall,
+    pub trigger: Trigger,
+}
+
+/// A read-only snapshot of an object for policy hooks.
+#[derive(Debug, Clone, Copy)]
+pub struct ObjView {
+    pub id: ObjId,
+    pub size: u32,
+    pub class: ClassId,
+    pub alloc_ms: u32,
+    pub flags: u8,
+    pub meta: u8,
+    pub nrefs: u32,
+}
+
+impl ObjView {
+    pub fn fg_alloc(&self) -> bool {
+        self.flags & oflags::FG_ALLOC != 0
+    }
+    pub fn is_large(&self) -> bool {
+        self.flags & oflags::LARGE != 0
+    }
+}
+
+/// The heap of one app.
+#[derive(Debug)]
+pub struct Heap {
+    pub pid: Pid,
+    pub config: HeapConfig,
+    pub classes: Vec<ClassInfo>,
+    // --- objects (struct of arrays, indexed by ObjId) ---
+    /// Region-space byte address, or LOS slot index for large objects.
+    pub addr: Vec<u32>,
+    pub size: Vec<u32>,
+    pub class: Vec<ClassId>,
+    /// Allocation time in simulated milliseconds.
+    pub alloc_ms: Vec<u32>,
+    pub ref_start: Vec<u32>,
+    pub ref_len: Vec<u32>,
+    pub flags: Vec<u8>,
+    /// Policy metadata bits (Marvin access/stub bits, Fleet classes...).
+    pub meta: Vec<u8>,
+    /// GC mark epoch (`mark[o] == epoch` means marked in the current/last GC).
+    pub mark: Vec<u32>,
+    /// Reference slots (CSR): object `o`'s slots are `refs[ref_start[o]..ref_start[o]+ref_len[o]]`.
+    pub refs: Vec<ObjId>,
+    /// Slots in `refs` that belong to dead objects (compacted when they dominate).
+    pub(crate) dead_ref_slots: u64,
+    pub(crate) free_ids: Vec<ObjId>,
+    pub live_objects: u64,
+    // --- roots ---
+    pub roots: Vec<ObjId>,
+    // --- regions ---
+    pub regions: Vec<Region>,
+    pub(crate) free_regions: BTreeSet<u32>,
+    pub(crate) non_free_regions: u32,
+    /// Current mutator allocation region (or NIL).
+    pub(crate) alloc_region: u32,
+    // --- large objects ---
+    pub los: Vec<LargeSlot>,
+    pub(crate) free_los_slots: Vec<u32>,
+    /// Remembered set (old objects written since the last GC).
+    pub(crate) remembered: Vec<ObjId>,
+    // --- accounting (ART `Heap` fields) ---
+    /// `num_bytes_allocated_`: bytes of objects allocated and not yet reclaimed.
+    pub bytes_allocated: u64,
+    /// Bytes in the large-object space.
+    pub los_bytes: u64,
+    /// `target_footprint_`.
+    pub target_footprint: u64,
+    /// `concurrent_start_bytes_`.
+    pub concurrent_start_bytes: u64,
+    /// Whether the app is in the foreground (jank perceptible).
+    pub foreground: bool,
+    /// GC epoch (incremented at each collection).
+    pub epoch: u32,
+    /// A concurrent GC was requested and has not run yet.
+    pub gc_pending: bool,
+    pub(crate) mark_stack: Vec<ObjId>,
+    pub(crate) next_level: Vec<ObjId>,
+    /// Bytes allocated since the last GC and when that GC ended (allocation-rate estimate).
+    pub(crate) bytes_since_gc: u64,
+    pub(crate) last_gc_end: Nanos,
+    /// Collector state (next GC type, throughput statistics, totals).
+    pub gc: crate::gc::GcState,
+}
+
+#[inline]
+pub(crate) fn align_up(x: u32, a: u32) -> u32 {
+    (x + a - 1) & !(a - 1)
+}
+
+impl Heap {
+    /// An empty heap. No pages are mapped until regions are used.
+    pub fn new(pid: Pid, config: HeapConfig) -> Self {
+        let nregions =
+            (config.capacity / REGION_SIZE as u64).clamp(2, (u32::MAX >> REGION_SHIFT) as u64) as u32;
+        let regions = (0..nregions)
+            .map(|_| Region {
+                state: RegionState::Free,
+                top: 0,
+                live_bytes: 0,
+                young: false,
+                group: 0,
+                first_page: NIL,
+                objs: Vec::new(),
+            })
+            .collect();
+        let target = config.initial_size.min(config.growth_limit);
+        Self {
+            pid,
+            classes: Vec::new(),
+            addr: Vec::new(),
+            size: Vec::new(),
+            class: Vec::new(),
+            alloc_ms: Vec::new(),
+            ref_start: Vec::new(),
+            ref_len: Vec::new(),
+            flags: Vec::new(),
+            meta: Vec::new(),
+            mark: Vec::new(),
+            refs: Vec::new(),
+            dead_ref_slots: 0,
+            free_ids: Vec::new(),
+            live_objects: 0,
+            roots: Vec::new(),
+            regions,
+            free_regions: (0..nregions).collect(),
+            non_free_regions: 0,
+            alloc_region: NIL,
+            los: Vec::new(),
+            free_los_slots: Vec::new(),
+            remembered: Vec::new(),
+            bytes_allocated: 0,
+            los_bytes: 0,
+            target_footprint: target,
+            concurrent_start_bytes: target.saturating_sub(128 << 10),
+            foreground: true,
+            epoch: 0,
+            gc_pending: false,
+            mark_stack: Vec::new(),
+            next_level: Vec::new(),
+            bytes_since_gc: 0,
+            last_gc_end: 0,
+            gc: Default::default(),
+            config,
+        }
+    }
+
+    /// Register a class; returns its id.
+    pub fn add_class(&mut self, name: impl Into<String>, kind: ClassKind) -> ClassId {
+        self.classes.push(ClassInfo {
+            name: name.into(),
+            kind,
+        });
+        (self.classes.len() - 1) as ClassId
+    }
+
+    /// Id of a class by name, adding it if absent (linear search: for setup code only).
+    pub fn class_named(&mut self, name: &str, kind: ClassKind) -> ClassId {
+        match self.classes.iter().position(|c| c.name == name) {
+            Some(i) => i as ClassId,
+            None => self.add_class(name, kind),
+        }
+    }
+
+    pub fn num_regions(&self) -> u32 {
+        self.regions.len() as u32
+    }
+
+    /// Number of object ids (live or free).
+    pub fn id_capacity(&self) -> usize {
+        self.size.len()
+    }
+
+    #[inline]
+    pub fn is_alive(&self, o: ObjId) -> bool {
+        (o as usize) < self.flags.len() && self.flags[o as usize] & oflags::ALIVE != 0
+    }
+
+    #[inline]
+    pub fn is_large(&self, o: ObjId) -> bool {
+        self.flags[o as usize] & oflags::LARGE != 0
+    }
+
+    /// Region of a (non-large) object.
+    #[inline]
+    pub fn region_of(&self, o: ObjId) -> u32 {
+        self.addr[o as usize] >> REGION_SHIFT
+    }
+
+    /// Reference slots of an object.
+    #[inline]
+    pub fn refs_of(&self, o: ObjId) -> &[ObjId] {
+        let s = self.ref_start[o as usize] as usize;
+        &self.refs[s..s + self.ref_len[o as usize] as usize]
+    }
+
+    pub fn view(&self, o: ObjId) -> ObjView {
+        let i = o as usize;
+        ObjView {
+            id: o,
+            size: self.size[i],
+            class: self.class[i],
+            alloc_ms: self.alloc_ms[i],
+            flags: self.flags[i],
+            meta: self.meta[i],
+            nrefs: self.ref_len[i],
+        }
+    }
+
+    /// Global page range `(first, n)` covering object `o`.
+    #[inline]
+    pub fn pages_of(&self, o: ObjId) -> (PageIdx, u32) {
+        let i = o as usize;
+        if self.flags[i] & oflags::LARGE != 0 {
+            let s = self.los[self.addr[i] as usize];
+            (s.first_page, s.pages)
+        } else {
+            let a = self.addr[i];
+            let r = &self.regions[(a >> REGION_SHIFT) as usize];
+            let off = a & (REGION_SIZE - 1);
+            let p0 = off >> PAGE_SHIFT;
+            let p1 = (off + self.size[i] - 1) >> PAGE_SHIFT;
+            (r.first_page + p0, p1 - p0 + 1)
+        }
+    }
+
+    /// Global page of the object's header.
+    #[inline]
+    pub fn header_page(&self, o: ObjId) -> PageIdx {
+        let i = o as usize;
+        if self.flags[i] & oflags::LARGE != 0 {
+            self.los[self.addr[i] as usize].first_page
+        } else {
+            let a = self.addr[i];
+            self.regions[(a >> REGION_SHIFT) as usize].first_page + ((a & (REGION_SIZE - 1)) >> PAGE_SHIFT)
+        }
+    }
+
+    /// Whether an object of this class and size goes to the large-object space.
+    pub fn goes_to_los(&self, class: ClassId, size: u32) -> bool {
+        let kind = self.classes[class as usize].kind;
+        (size >= self.config.large_object_threshold
+            && matches!(kind, ClassKind::PrimitiveArray(_) | ClassKind::String))
+            || size > REGION_SIZE
+    }
+
+    /// Growth multiplier in the current app state (`Heap::HeapGrowthMultiplier`).
+    pub fn growth_multiplier(&self) -> f64 {
+        if self.foreground {
+            self.config.foreground_multiplier
+        } else {
+            self.config.background_multiplier
+        }
+    }
+
+    /// Bytes occupied in regions (sum of region tops) plus LOS pages: the heap's footprint.
+    pub fn footprint_bytes(&self) -> u64 {
+        let regions: u64 = self
+            .regions
+            .iter()
+            .filter(|r| r.state == RegionState::Used)
+            .map(|_| REGION_SIZE as u64)
+            .sum();
+        let los: u64 = self
+            .los
+            .iter()
+            .filter(|s| s.obj != NULL)
+            .map(|s| s.pages as u64 * PAGE_SIZE as u64)
+            .sum();
+        regions + los
+    }
+
+    pub fn used_regions(&self) -> u32 {
+        self.non_free_regions
+    }
+
+    // ------------------------------------------------------------------ allocation
+
+    fn new_id(&mut self) -> ObjId {
+        if let Some(id) = self.free_ids.pop() {
+            return id;
+        }
+        let id = self.size.len() as ObjId;
+        self.addr.push(0);
+        self.size.push(0);
+        self.class.push(0);
+        self.alloc_ms.push(0);
+        self.ref_start.push(0);
+        self.ref_len.push(0);
+        self.flags.push(0);
+        self.meta.push(0);
+        self.mark.push(0);
+        id
+    }
+
+    /// Take the lowest free region, mapping its pages on first use.
+    pub(crate) fn take_region<B: PageBacking + ?Sized>(
+        &mut self,
+        backing: &mut B,
+        for_mutator: bool,
+    ) -> Result<u32, HeapError> {
+        // RegionSpace::AllocateRegion: mutator regions only while half the space stays free.
+        if for_mutator && (self.non_free_regions + 1) * 2 > self.num_regions() {
+            return Err(HeapError::NoRegion {
+                regions: self.num_regions(),
+            });
+        }
+        let r = *self.free_regions.iter().next().ok_or(HeapError::NoRegion {
+            regions: self.num_regions(),
+        })?;
+        self.free_regions.remove(&r);
+        self.non_free_regions += 1;
+        let reg = &mut self.regions[r as usize];
+        if reg.first_page == NIL {
+            reg.first_page = backing.map_heap(self.pid, REGION_PAGES).map_err(HeapError::Map)?;
+        }
+        reg.state = RegionState::Used;
+        reg.top = 0;
+        reg.live_bytes = 0;
+        reg.young = for_mutator;
+        reg.group = 0;
+        reg.objs.clear();
+        Ok(r)
+    }
+
+    /// Free a region (after evacuation): its pages are released to the kernel.
+    pub(crate) fn free_region<B: PageBacking + ?Sized>(&mut self, r: u32, now: Nanos, backing: &mut B) {
+        let reg = &mut self.regions[r as usize];
+        debug_assert_eq!(reg.state, RegionState::Used);
+        let used_pages = reg.top.div_ceil(PAGE_SIZE);
+        if used_pages > 0 {
+            backing.release(now, Actor::AppGc(self.pid), reg.first_page, used_pages);
+        }
+        reg.state = RegionState::Free;
+        reg.top = 0;
+        reg.live_bytes = 0;
+        reg.young = false;
+        reg.objs.clear();
+        self.free_regions.insert(r);
+        self.non_free_regions -= 1;
+        if self.alloc_region == r {
+            self.alloc_region = NIL;
+        }
+    }
+
+    /// Bump-allocate `size` bytes in region `r` if it fits; returns the address.
+    #[inline]
+    pub(crate) fn bump(&mut self, r: u32, size: u32) -> Option<u32> {
+        let reg = &mut self.regions[r as usize];
+        if reg.top + size > REGION_SIZE {
+            return None;
+        }
+        let a = (r << REGION_SHIFT) + reg.top;
+        reg.top += size;
+        reg.live_bytes += size;
+        Some(a)
+    }
+
+    /// Object size rounded to the object alignment.
+    pub fn aligned(size: u32) -> u32 {
+        align_up(size.max(OBJECT_HEADER), OBJECT_ALIGNMENT)
+    }
+
+    /// Allocate an object of `class` with `size` bytes and `nrefs` null reference slots, at
+    /// simulated time `now`, by `actor` (usually the app's main thread), touching its pages (write).
+    ///
+    /// Fails with `OutOfMemory` if the growth limit would be exceeded: the caller (see
+    /// [`crate::Runtime::alloc`]) then runs a blocking GC and retries, as `Heap::AllocateInternalWithGc`.
+    pub fn alloc<B: PageBacking + ?Sized>(
+        &mut self,
+        now: Nanos,
+        actor: Actor,
+        class: ClassId,
+        size: u32,
+        nrefs: u32,
+        backing: &mut B,
+    ) -> Result<Allocated, HeapError> {
+        let (id, stall) = self.alloc_inner(now, actor, class, size, nrefs, backing, true)?;
+        let trigger = if !self.gc_pending && self.bytes_allocated >= self.concurrent_start_bytes {
+            self.gc_pending = true;
+            Trigger::Concurrent
+        } else {
+            Trigger::None
+        };
+        Ok(Allocated { id, stall, trigger })
+    }
+
+    /// Allocate without touching pages or triggering GCs (heap construction: generators, imports).
+    pub fn alloc_quiet<B: PageBacking + ?Sized>(
+        &mut self,
+        now: Nanos,
+        class: ClassId,
+        size: u32,
+        nrefs: u32,
+        backing: &mut B,
+    ) -> Result<ObjId, HeapError> {
+        let actor = Actor::AppMain(self.pid);
+        self.alloc_inner(now, actor, class, size, nrefs, backing, false)
+            .map(|x| x.0)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn alloc_inner<B: PageBacking + ?Sized>(
+        &mut self,
+        now: Nanos,
+        actor: Actor,
+        class: ClassId,
+        size: u32,
+        nrefs: u32,
+        backing: &mut B,
+        touch: bool,
+    ) -> Result<(ObjId, Stall), HeapError> {
+        if size >= u32::MAX - PAGE_SIZE {
+            return Err(HeapError::TooLarge(size as u64));
+        }
+        let size = Self::aligned(size);
+        if self.bytes_allocated + size as u64 > self.config.growth_limit {
+            return Err(HeapError::OutOfMemory {
+                size: size as u64,
+                allocated: self.bytes_allocated,
+                limit: self.config.growth_limit,
+            });
+        }
+        let large = self.goes_to_los(class, size);
+        let addr;
+        let mut stall = Stall::ZERO;
+        if large {
+            let pages = size.div_ceil(PAGE_SIZE);
+            let first = backing.map_heap(self.pid, pages).map_err(HeapError::Map)?;
+            let slot = LargeSlot {
+                obj: NULL,
+                first_page: first,
+                pages,
+            };
+            addr = match self.free_los_slots.pop() {
+                Some(s) => {
+                    self.los[s as usize] = slot;
+                    s
+                }
+                None => {
+                    self.los.push(slot);
+                    (self.los.len() - 1) as u32
+                }
+            };
+            self.los_bytes += size as u64;
+        } else {
+            let a = match (self.alloc_region != NIL)
+                .then(|| self.bump(self.alloc_region, size))
+                .flatten()
+            {
+                Some(a) => a,
+                None => {
+                    let r = self.take_region(backing, true)?;
+                    self.alloc_region = r;
+                    self.bump(r, size).expect("object fits in an empty region")
+                }
+            };
+            addr = a;
+        }
+        let id = self.new_id();
+        let i = id as usize;
+        self.addr[i] = addr;
+        self.size[i] = size;
+        self.class[i] = class;
+        self.alloc_ms[i] = (now / 1_000_000).min(u32::MAX as u64) as u32;
+        self.ref_start[i] = self.refs.len() as u32;
+        self.ref_len[i] = nrefs;
+        self.refs.resize(self.refs.len() + nrefs as usize, NULL);
+        self.flags[i] = oflags::ALIVE
+            | if self.foreground { oflags::FG_ALLOC } else { 0 }
+            | if large { oflags::LARGE } else { 0 };
+        self.meta[i] = 0;
+        self.mark[i] = 0;
+        if large {
+            self.los[addr as usize].obj = id;
+        } else {
+            self.regions[(addr >> REGION_SHIFT) as usize].objs.push(id);
+        }
+        self.live_objects += 1;
+        self.bytes_allocated += size as u64;
+        self.bytes_since_gc += size as u64;
+        if touch {
+            let (first, n) = self.pages_of(id);
+            stall = backing.touch(now, actor, first, n, true);
+        }
+        Ok((id, stall))
+    }
+
+    /// Reclaim a dead object's id and slots (GC sweep).
+    pub(crate) fn free_object(&mut self, o: ObjId) {
+        let i = o as usize;
+        self.flags[i] = 0;
+        self.dead_ref_slots += self.ref_len[i] as u64;
+        self.ref_len[i] = 0;
+        self.live_objects -= 1;
+        self.bytes_allocated -= self.size[i] as u64;
+        self.free_ids.push(o);
+    }
+
+    /// Compact the reference-slot array when more than half of it belongs to dead objects.
+    pub(crate) fn maybe_compact_refs(&mut self) {
+        if self.dead_ref_slots * 2 <= self.refs.len() as u64 || self.refs.len() < 1 << 16 {
+            return;
+        }
+        let mut out: Vec<ObjId> = Vec::with_capacity(self.refs.len() - self.dead_ref_slots as usize);
+        for o in 0..self.size.len() {
+            if self.flags[o] & oflags::ALIVE != 0 {
+                let s = self.ref_start[o] as usize;
+                let n = self.ref_len[o] as usize;
+                self.ref_start[o] = out.len() as u32;
+                out.extend_from_slice(&self.refs[s..s + n]);
+            } else {
+                self.ref_start[o] = out.len() as u32;
+            }
+        }
+        self.refs = out;
+        self.dead_ref_slots = 0;
+    }
+
+    // ------------------------------------------------------------------ mutator operations
+
+    pub fn add_root(&mut self, o: ObjId) {
+        self.roots.push(o);
+    }
+
+    /// Remove one occurrence of `o` from the roots (order of the others may change).
+    pub fn remove_root(&mut self, o: ObjId) -> bool {
+        match self.roots.iter().position(|&r| r == o) {
+            Some(p) => {
+                self.roots.swap_remove(p);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Store a reference without touching pages or running barriers (heap construction).
+    pub fn set_ref_raw(&mut self, src: ObjId, slot: u32, dst: ObjId) {
+        debug_assert!(slot < self.ref_len[src as usize]);
+        let s = self.ref_start[src as usize] + slot;
+        self.refs[s as usize] = dst;
+    }
+
+    /// The write barrier's generational part: remember an old object that now points elsewhere.
+    #[inline]
+    pub(crate) fn remember(&mut self, src: ObjId) {
+        let i = src as usize;
+        if self.flags[i] & oflags::REMEMBERED != 0 {
+            return;
+        }
+        let old = if self.flags[i] & oflags::LARGE != 0 {
+            true
+        } else {
+            !self.regions[(self.addr[i] >> REGION_SHIFT) as usize].young
+        };
+        if old {
+            self.flags[i] |= oflags::REMEMBERED;
+            self.remembered.push(src);
+        }
+    }
+
+    /// Total bytes of live (not yet reclaimed) objects, recomputed (for tests).
+    pub fn recount_bytes(&self) -> u64 {
+        (0..self.size.len())
+            .filter(|&o| self.flags[o] & oflags::ALIVE != 0)
+            .map(|o| self.size[o] as u64)
+            .sum()
+    }
+
+    /// Touch a set of objects' pages (used by [`crate::access`]); `whole` touches every page of each
+    /// object, otherwise only its header page.
+    pub(crate) fn touch_objects<B: PageBacking + ?Sized>(
+        &self,
+        batch: &mut TouchBatch,
+        backing: &mut B,
+        o: ObjId,
+        whole: bool,
+        write: bool,
+    ) {
+        if whole {
+            let (f, n) = self.pages_of(o);
+            batch.touch(backing, f, n, write);
+        } else {
+            batch.touch(backing, self.header_page(o), 1, write);
+        }
+    }
+
+    /// Page ranges `(first, n)` of the regions holding objects of destination group `g`
+    /// (only the used part of each region), for policy hints.
+    pub fn group_ranges(&self, g: u8) -> Vec<(PageIdx, u32)> {
+        self.regions
+            .iter()
+            .filter(|r| r.state == RegionState::Used && !r.young && r.group == g && r.top > 0)
+            .map(|r| (r.first_page, r.top.div_ceil(PAGE_SIZE)))
+            .collect()
+    }
+}

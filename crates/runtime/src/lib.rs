@@ -1,0 +1,214 @@
+//! ART-like managed runtime for hotlaunch (DESIGN §3.10, §3.11, §4).
+//!
+//! What is modelled: per-app Java heaps of 256 KiB regions with bump-pointer allocation and a
+//! large-object space ([`heap`]); ART's concurrent copying collector in its full and sticky
+//! (generational) forms, with ART's triggering, heap-growth and sticky-vs-full rules and the
+//! background collector transition ([`gc`]); object-level accesses that map to pages through object
+//! addresses ([`access`]); the policy hook points Marvin and Fleet need ([`hooks`]); heap generators
+//! and the papers' synthetic apps ([`gen`]); and HPROF heap-dump import ([`hprof`]).
+//!
+//! The runtime touches memory only through the [`PageBacking`] trait, which the kernel implements:
+//! every object the GC visits or copies touches its pages there, so swapped-out pages fault back in
+//! with the stall on the GC thread (`Actor::AppGc(pid)`), and GC-touched pages look recently used to
+//! reclaim — the GC–swap conflict of Fleet Fig. 4 and Marvin §3.3.
+//!
+//! Sources: AOSP `art/runtime/gc/heap.{h,cc}`, `collector/concurrent_copying.cc`,
+//! `space/region_space.{h,cc}`, `runtime.cc`; Fleet (ASPLOS'24) §2, §4–§5, §7.1; Marvin (ATC'19)
+//! §3–§6, §8.3; /work/shared/REFERENCE.md "ART heap and GC" and "HPROF heap dumps". Each module's
+//! docs list what is simplified.
+
+pub mod access;
+pub mod backing;
+pub mod bench;
+pub mod gc;
+pub mod gen;
+pub mod heap;
+pub mod hooks;
+pub mod hprof;
+
+pub use access::{AccessStats, Span};
+pub use backing::{MockBacking, NullBacking, PageBacking};
+pub use gc::{GcCause, GcCosts, GcKind, GcStats};
+pub use heap::{ClassId, ClassKind, Heap, HeapConfig, HeapError, ObjId, NULL};
+pub use hooks::{RuntimeHooks, StockArt};
+
+use engine::{Actor, CpuLedger, Nanos, Stall};
+
+/// One app's runtime: its heap, the policy hooks, GC costs and the pending collector transition.
+/// This is the step API the framework drives.
+#[derive(Debug)]
+pub struct Runtime<H: RuntimeHooks = StockArt> {
+    pub heap: Heap,
+    pub hooks: H,
+    pub costs: GcCosts,
+    /// A GC scheduled by [`RuntimeHooks::on_state_change`] (due time, kind).
+    pub pending: Option<(Nanos, GcKind)>,
+    /// Every collection run so far (kept small: one `GcStats` per GC).
+    pub history: Vec<GcStats>,
+}
+
+/// Cost of one mutator step for the main thread.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StepCost {
+    /// Main-thread stall: page touches, GC pauses, blocking GCs.
+    pub main_stall: Stall,
+    /// The last GC this step triggered, if any.
+    pub gc: Option<GcStats>,
+}
+
+impl<H: RuntimeHooks> Runtime<H> {
+    pub fn new(pid: u32, config: HeapConfig, hooks: H) -> Self {
+        Self {
+            heap: Heap::new(pid, config),
+            hooks,
+            costs: GcCosts::default(),
+            pending: None,
+            history: Vec::new(),
+        }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.heap.pid
+    }
+
+    /// Run a collection now (on the GC thread). The flip pause is the main thread's stall.
+    pub fn collect(
+        &mut self,
+        now: Nanos,
+        cause: GcCause,
+        kind: Option<GcKind>,
+        backing: &mut dyn PageBacking,
+        ledger: &mut CpuLedger,
+    ) -> GcStats {
+        let proposed = kind.unwrap_or_else(|| gc::proposed_kind(&self.heap));
+        let kind = self.hooks.choose_gc(&self.heap, cause, proposed);
+        let st = gc::collect(
+            &mut self.heap,
+            &mut self.hooks,
+            kind,
+            now,
+            backing,
+            ledger,
+            &self.costs,
+        );
+        self.history.push(st);
+        st
+    }
+
+    /// Allocate on the main thread. Crossing `concurrent_start_bytes` runs a concurrent GC (the main
+    /// thread pays its flip pause); hitting the growth limit runs a blocking full GC (the main thread
+    /// waits for all of it) and retries, as `Heap::AllocateInternalWithGc`; failing again is
+    /// `OutOfMemory`.
+    pub fn alloc(
+        &mut self,
+        now: Nanos,
+        class: ClassId,
+        size: u32,
+        nrefs: u32,
+        backing: &mut dyn PageBacking,
+        ledger: &mut CpuLedger,
+    ) -> Result<(ObjId, StepCost), HeapError> {
+        let actor = Actor::AppMain(self.heap.pid);
+        let mut cost = StepCost::default();
+        let a = match self.heap.alloc(now, actor, class, size, nrefs, backing) {
+            Ok(a) => a,
+            Err(HeapError::OutOfMemory { .. }) | Err(HeapError::NoRegion { .. }) => {
+                let st = self.collect(
+                    now,
+                    GcCause::Alloc,
+                    Some(GcKind::Full { compact: false }),
+                    backing,
+                    ledger,
+                );
+                cost.main_stall.add(Stall {
+                    ns: st.pause_ns + st.duration_ns,
+                    psi_ns: 0,
+                });
+                cost.gc = Some(st);
+                let t = now + st.pause_ns + st.duration_ns;
+                self.heap.alloc(t, actor, class, size, nrefs, backing)?
+            }
+            Err(e) => return Err(e),
+        };
+        cost.main_stall.add(a.stall);
+        if a.trigger == heap::Trigger::Concurrent {
+            let st = self.collect(now, GcCause::Background, None, backing, ledger);
+            cost.main_stall.add(Stall {
+                ns: st.pause_ns,
+                psi_ns: 0,
+            });
+            cost.gc = Some(st);
+        }
+        Ok((a.id, cost))
+    }
+
+    /// The app changed state (foreground = jank perceptible). Schedules the policy's GC (stock:
+    /// background compaction after 5 s); a pending one is cancelled.
+    pub fn set_foreground(&mut self, now: Nanos, foreground: bool) {
+        self.heap.foreground = foreground;
+        self.pending = self
+            .hooks
+            .on_state_change(&self.heap, now, foreground)
+            .map(|(d, k)| (now + d, k));
+    }
+
+    /// Run a scheduled GC if it is due at `now`.
+    pub fn tick(
+        &mut self,
+        now: Nanos,
+        backing: &mut dyn PageBacking,
+        ledger: &mut CpuLedger,
+    ) -> Option<GcStats> {
+        match self.pending {
+            Some((due, kind)) if due <= now => {
+                self.pending = None;
+                Some(self.collect(due, GcCause::Transition, Some(kind), backing, ledger))
+            }
+            _ => None,
+        }
+    }
+
+    /// Object-level access by `actor` (see [`access::access`]).
+    pub fn access(
+        &mut self,
+        now: Nanos,
+        actor: Actor,
+        objs: &[ObjId],
+        write: bool,
+        span: Span,
+        backing: &mut dyn PageBacking,
+    ) -> AccessStats {
+        access::access(
+            &mut self.heap,
+            &mut self.hooks,
+            now,
+            actor,
+            objs,
+            write,
+            span,
+            backing,
+        )
+    }
+
+    /// Mutator reference store (see [`access::write_ref`]).
+    pub fn write_ref(
+        &mut self,
+        now: Nanos,
+        src: ObjId,
+        slot: u32,
+        dst: ObjId,
+        backing: &mut dyn PageBacking,
+    ) -> Stall {
+        let actor = Actor::AppMain(self.heap.pid);
+        access::write_ref(
+            &mut self.heap,
+            &mut self.hooks,
+            now,
+            actor,
+            src,
+            slot,
+            dst,
+            backing,
+        )
+    }
+}
