@@ -6,6 +6,7 @@
 //! A 64-bit checksum per content page (xxh3) lets the swap path prove that the bytes that come back
 //! are the bytes that went out.
 
+pub mod capture;
 pub mod codec;
 pub mod corpus;
 pub mod costs;
