@@ -169,8 +169,6 @@ pub mod flags {
     pub const EXEC: u8 = 1 << 4;
     /// Runtime says this page is hot (Fleet's MADV_HOT_RUNTIME): reclaim skips it.
     pub const HOT_HINT: u8 = 1 << 5;
-    /// Swap copy is still valid (page was swapped in read-only; a clean re-reclaim is free).
-    pub const SWAP_CLEAN: u8 = 1 << 6;
 }
 
 /// madvise-like hints from higher layers (runtime, framework, policies).

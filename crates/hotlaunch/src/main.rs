@@ -1,0 +1,36 @@
+//! The `hotlaunch` command line.
+//!
+//! Each subcommand lives in its own module under `cmd/` with its `Args` and `run`.
+
+mod cmd;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "hotlaunch", version, about = "Deterministic simulator of mobile memory management")]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a scenario (default: the built-in scenario) and print its figures.
+    Run(cmd::run::Args),
+    /// Benchmark the simulator's hot paths and print rates.
+    Bench(cmd::bench::Args),
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        None => cmd::run::run(cmd::run::Args::default()),
+        Some(Command::Run(a)) => cmd::run::run(a),
+        Some(Command::Bench(a)) => cmd::bench::run(a),
+    };
+    if let Err(e) = result {
+        // One line, no backtrace: errors name the file, the place and what was expected.
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}

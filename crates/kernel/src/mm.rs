@@ -1,0 +1,356 @@
+//! Address spaces: the global dense page table, mappings (VMAs), processes and their LRU lists.
+//!
+//! Every virtual page of every process is one [`Page`] in a single dense `Vec` indexed by
+//! [`PageIdx`]. A mapping (VMA) owns a contiguous range of indices handed out by a first-fit
+//! [`RangeAllocator`] (freed ranges are reused), so a process's pages are `first..first+len` and no
+//! per-page heap allocation ever happens. LRU lists are intrusive doubly linked lists through
+//! `Page::prev/next`, one set of five lists per process (a memcg `lruvec`: Android puts each app in
+//! its own memory cgroup).
+//!
+//! Simplified vs Linux: a page belongs to exactly one process (no shared anonymous or page-cache
+//! pages between processes); file pages are the process's own view of its mapped files.
+
+use crate::types::*;
+use content::ContentId;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// One virtual page (28 bytes; 1 M pages per 4 GB of mapped memory ≈ 28 MB).
+#[derive(Debug, Clone, Copy)]
+pub struct Page {
+    /// Frame if resident, swap handle if swapped; unused otherwise.
+    pub loc: u32,
+    pub content: ContentId,
+    pub prev: u32,
+    pub next: u32,
+    pub pid: Pid,
+    /// Workingset shadow: the eviction clock when the page was last reclaimed (for refault distance).
+    pub shadow: u32,
+    pub state: PageState,
+    pub kind: PageKind,
+    pub lru: LruList,
+    /// [`flags`] bits.
+    pub flags: u8,
+    /// Which swap backend holds the page when `state == Swapped`.
+    pub swap_dev: u8,
+    /// Spare bits for policies (MemSaver keeps its hot-launch history here, as in spare PTE bits).
+    pub policy_bits: u8,
+}
+
+impl Page {
+    const FREED: Page = Page {
+        loc: NIL,
+        content: 0,
+        prev: NIL,
+        next: NIL,
+        pid: NIL,
+        shadow: 0,
+        state: PageState::Freed,
+        kind: PageKind::NativeAnon,
+        lru: LruList::None,
+        flags: 0,
+        swap_dev: 0,
+        policy_bits: 0,
+    };
+
+    #[inline]
+    pub fn has(&self, f: u8) -> bool {
+        self.flags & f != 0
+    }
+}
+
+/// Where the bytes of a mapping's pages come from: content ids `base..base+len` of the kernel's
+/// content store, picked per page by a seeded hash of the page offset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ContentSource {
+    pub base: ContentId,
+    pub len: u32,
+    pub seed: u64,
+}
+
+impl ContentSource {
+    #[inline]
+    pub fn content_of(&self, offset: u32) -> ContentId {
+        if self.len == 0 {
+            return self.base;
+        }
+        self.base + (engine::splitmix64(self.seed ^ offset as u64) % self.len as u64) as u32
+    }
+}
+
+/// A mapping: `pages` consecutive page indices starting at `first`.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Vma {
+    pub pid: Pid,
+    pub first: PageIdx,
+    pub pages: u32,
+    pub kind: PageKind,
+    pub exec: bool,
+    pub source: ContentSource,
+}
+
+/// Five LRU lists of one process (Linux `struct lruvec`). Head = most recently added.
+#[derive(Debug, Clone, Default)]
+pub struct LruVec {
+    pub head: [u32; NR_LRU_LISTS],
+    pub tail: [u32; NR_LRU_LISTS],
+    pub len: [u32; NR_LRU_LISTS],
+}
+
+impl LruVec {
+    pub fn new() -> Self {
+        Self { head: [NIL; NR_LRU_LISTS], tail: [NIL; NR_LRU_LISTS], len: [0; NR_LRU_LISTS] }
+    }
+
+    pub fn anon(&self) -> u32 {
+        self.len[LruList::InactiveAnon as usize] + self.len[LruList::ActiveAnon as usize]
+    }
+
+    pub fn file(&self) -> u32 {
+        self.len[LruList::InactiveFile as usize] + self.len[LruList::ActiveFile as usize]
+    }
+
+    pub fn total(&self) -> u32 {
+        self.len.iter().sum()
+    }
+}
+
+/// Per-process memory counters (pages).
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct ProcCounters {
+    pub rss_anon: u64,
+    pub rss_file: u64,
+    pub swap: u64,
+    pub major_faults: u64,
+    pub minor_faults: u64,
+}
+
+/// A process as the kernel sees it.
+#[derive(Debug, Clone)]
+pub struct Process {
+    pub pid: Pid,
+    pub name: String,
+    pub oom_score_adj: i16,
+    pub alive: bool,
+    pub vmas: Vec<usize>,
+    pub lru: LruVec,
+    pub counters: ProcCounters,
+    /// Unmovable kernel memory charged to the process (stacks, page tables): (pfn, order).
+    pub kernel_allocs: Vec<(Pfn, u8)>,
+}
+
+impl Process {
+    pub fn rss(&self) -> u64 {
+        self.counters.rss_anon + self.counters.rss_file
+    }
+}
+
+/// First-fit allocator of page-index ranges with coalescing of freed ranges.
+#[derive(Debug, Clone, Default)]
+pub struct RangeAllocator {
+    /// start -> len of free ranges.
+    free: BTreeMap<u32, u32>,
+    /// One past the highest index ever handed out.
+    end: u32,
+}
+
+impl RangeAllocator {
+    /// Returns the start of a range of `len` indices.
+    pub fn alloc(&mut self, len: u32) -> u32 {
+        let found = self.free.iter().find(|(_, &l)| l >= len).map(|(&s, &l)| (s, l));
+        if let Some((s, l)) = found {
+            self.free.remove(&s);
+            if l > len {
+                self.free.insert(s + len, l - len);
+            }
+            return s;
+        }
+        // Extend at the end, merging a free range that touches the end.
+        if let Some((&s, &l)) = self.free.iter().next_back() {
+            if s + l == self.end {
+                self.free.remove(&s);
+                self.end = s + len;
+                return s;
+            }
+        }
+        let s = self.end;
+        self.end += len;
+        s
+    }
+
+    pub fn free(&mut self, start: u32, len: u32) {
+        let mut s = start;
+        let mut l = len;
+        if let Some((&ps, &pl)) = self.free.range(..start).next_back() {
+            if ps + pl == start {
+                self.free.remove(&ps);
+                s = ps;
+                l += pl;
+            }
+        }
+        if let Some(&nl) = self.free.get(&(start + len)) {
+            self.free.remove(&(start + len));
+            l += nl;
+        }
+        self.free.insert(s, l);
+    }
+
+    pub fn end(&self) -> u32 {
+        self.end
+    }
+}
+
+/// The global page table.
+#[derive(Debug, Default)]
+pub struct PageTable {
+    pub pages: Vec<Page>,
+    pub ranges: RangeAllocator,
+}
+
+impl PageTable {
+    /// Reserve `len` page slots, initialised to `state` for `pid`.
+    pub fn map(&mut self, pid: Pid, len: u32, kind: PageKind, state: PageState, exec: bool) -> PageIdx {
+        let first = self.ranges.alloc(len);
+        let end = (first + len) as usize;
+        if self.pages.len() < end {
+            self.pages.resize(end, Page::FREED);
+        }
+        let init = Page {
+            pid,
+            kind,
+            state,
+            flags: if exec { flags::EXEC } else { 0 },
+            ..Page::FREED
+        };
+        for p in &mut self.pages[first as usize..end] {
+            *p = init;
+        }
+        first
+    }
+
+    pub fn unmap(&mut self, first: PageIdx, len: u32) {
+        for p in &mut self.pages[first as usize..(first + len) as usize] {
+            *p = Page::FREED;
+        }
+        self.ranges.free(first, len);
+    }
+
+    // ----- intrusive LRU list operations -----
+
+    /// Add `idx` at the head (most recent end) of `list` in `lru`.
+    #[inline]
+    pub fn lru_add_head(&mut self, lru: &mut LruVec, idx: PageIdx, list: LruList) {
+        let l = list as usize;
+        let old = lru.head[l];
+        {
+            let p = &mut self.pages[idx as usize];
+            p.lru = list;
+            p.prev = NIL;
+            p.next = old;
+        }
+        if old != NIL {
+            self.pages[old as usize].prev = idx;
+        } else {
+            lru.tail[l] = idx;
+        }
+        lru.head[l] = idx;
+        lru.len[l] += 1;
+    }
+
+    /// Add `idx` at the tail (reclaimed first) of `list`.
+    #[inline]
+    pub fn lru_add_tail(&mut self, lru: &mut LruVec, idx: PageIdx, list: LruList) {
+        let l = list as usize;
+        let old = lru.tail[l];
+        {
+            let p = &mut self.pages[idx as usize];
+            p.lru = list;
+            p.next = NIL;
+            p.prev = old;
+        }
+        if old != NIL {
+            self.pages[old as usize].next = idx;
+        } else {
+            lru.head[l] = idx;
+        }
+        lru.tail[l] = idx;
+        lru.len[l] += 1;
+    }
+
+    /// Remove `idx` from whatever list it is on.
+    #[inline]
+    pub fn lru_del(&mut self, lru: &mut LruVec, idx: PageIdx) {
+        let p = self.pages[idx as usize];
+        if p.lru == LruList::None {
+            return;
+        }
+        let l = p.lru as usize;
+        if p.prev != NIL {
+            self.pages[p.prev as usize].next = p.next;
+        } else {
+            lru.head[l] = p.next;
+        }
+        if p.next != NIL {
+            self.pages[p.next as usize].prev = p.prev;
+        } else {
+            lru.tail[l] = p.prev;
+        }
+        lru.len[l] -= 1;
+        let q = &mut self.pages[idx as usize];
+        q.lru = LruList::None;
+        q.prev = NIL;
+        q.next = NIL;
+    }
+
+    /// Move `idx` to the head of `list`.
+    #[inline]
+    pub fn lru_move_head(&mut self, lru: &mut LruVec, idx: PageIdx, list: LruList) {
+        self.lru_del(lru, idx);
+        self.lru_add_head(lru, idx, list);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn range_allocator_reuses_and_coalesces() {
+        let mut r = RangeAllocator::default();
+        let a = r.alloc(10);
+        let b = r.alloc(5);
+        let c = r.alloc(7);
+        assert_eq!((a, b, c), (0, 10, 15));
+        r.free(b, 5);
+        assert_eq!(r.alloc(3), 10);
+        r.free(10, 3);
+        r.free(a, 10);
+        // 0..15 is free again as one range.
+        assert_eq!(r.alloc(15), 0);
+        r.free(c, 7);
+        // The tail range merges with the end.
+        assert_eq!(r.alloc(20), 15);
+    }
+
+    #[test]
+    fn lru_lists_link_both_ways() {
+        let mut t = PageTable::default();
+        let mut lru = LruVec::new();
+        let first = t.map(1, 4, PageKind::NativeAnon, PageState::Untouched, false);
+        for i in 0..4 {
+            t.lru_add_head(&mut lru, first + i, LruList::InactiveAnon);
+        }
+        assert_eq!(lru.tail[0], first);
+        t.lru_del(&mut lru, first + 2);
+        t.lru_add_tail(&mut lru, first + 2, LruList::InactiveAnon);
+        // Walk tail -> head.
+        let mut order = vec![];
+        let mut i = lru.tail[0];
+        while i != NIL {
+            order.push(i - first);
+            i = t.pages[i as usize].prev;
+        }
+        assert_eq!(order, vec![2, 0, 1, 3]);
+        assert_eq!(lru.len[0], 4);
+    }
+}

@@ -1,0 +1,391 @@
+//! Page reclaim (mm/vmscan.c): `shrink_node` → per-process `shrink_lruvec` → `shrink_list`.
+//!
+//! Modelled: scan targets per LRU list of `size >> priority`, split between anon and file by
+//! `get_scan_count` (swappiness and recent reclaim cost, anon only while a swap device has room);
+//! `inactive_is_low` (ratio `sqrt(10 × GB)`) deciding whether active pages are deactivated; the
+//! inactive-tail decision through the policy's [`crate::hooks::ReclaimHook`] (stock: accessed-bit
+//! second chance, file pages need two references); anon pages swapped out in batches of
+//! `SWAP_CLUSTER_MAX` to the first backend with room; clean file pages dropped, dirty ones written
+//! back to flash first; a workingset shadow (eviction clock) stored in each evicted page.
+//! Costs: `reclaim_scan_ns` per page scanned, `reclaim_unmap_ns` per page evicted, plus the
+//! backend's compression CPU.
+
+use crate::hooks::Verdict;
+use crate::swap::SwapOutPage;
+use crate::types::*;
+use crate::{Kernel, SWAP_CLUSTER_MAX};
+use engine::{Actor, Category, Nanos};
+
+/// What a reclaim pass did.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct ReclaimOutcome {
+    pub reclaimed: u64,
+    pub scanned: u64,
+    /// CPU spent (all categories), already charged to the actor.
+    pub cpu_ns: Nanos,
+}
+
+struct ScanCtx {
+    now: Nanos,
+    actor: Actor,
+    nr_to_reclaim: u64,
+    /// kswapd keeps scanning its targets; direct reclaim stops once it has enough.
+    background: bool,
+    may_swap: bool,
+    out: ReclaimOutcome,
+    reclaim_ns: Nanos,
+    compress_ns: Nanos,
+    batch: Vec<SwapOutPage>,
+}
+
+fn isqrt(x: u64) -> u64 {
+    (x as f64).sqrt() as u64
+}
+
+impl Kernel {
+    /// Does any swap backend have room for more pages?
+    pub(crate) fn swap_has_room(&self) -> bool {
+        self.backends.iter().any(|b| {
+            let u = b.usage();
+            u.stored_pages + (SWAP_CLUSTER_MAX as u64) <= u.capacity_pages
+        })
+    }
+
+    /// One reclaim pass over all processes at `priority`.
+    pub(crate) fn shrink_node(
+        &mut self,
+        now: Nanos,
+        actor: Actor,
+        nr_to_reclaim: u64,
+        priority: u32,
+        background: bool,
+    ) -> ReclaimOutcome {
+        let mut ctx = ScanCtx {
+            now,
+            actor,
+            nr_to_reclaim,
+            background,
+            may_swap: self.params.swappiness > 0 && self.swap_has_room(),
+            out: ReclaimOutcome::default(),
+            reclaim_ns: 0,
+            compress_ns: 0,
+            batch: Vec::with_capacity(SWAP_CLUSTER_MAX),
+        };
+        let alive: Vec<Pid> = self.procs.iter().filter(|p| p.alive).map(|p| p.pid).collect();
+        let mut order = Vec::with_capacity(alive.len());
+        self.reclaim_pass += 1;
+        self.hooks.reclaim.lruvec_order(&alive, self.reclaim_pass, &mut order);
+        let (anon_frac, denom) = self.anon_fraction(priority, ctx.may_swap);
+        for pid in order {
+            if !self.procs[pid as usize].alive {
+                continue;
+            }
+            self.shrink_lruvec(pid, priority, anon_frac, denom, &mut ctx);
+            if !ctx.background && ctx.out.reclaimed >= ctx.nr_to_reclaim {
+                break;
+            }
+        }
+        self.flush_swap_batch(&mut ctx);
+        self.decay_costs();
+        let scanned = ctx.out.scanned;
+        let reclaimed = ctx.out.reclaimed;
+        if matches!(actor, Actor::Kswapd) {
+            self.vmstat.pgscan_kswapd += scanned;
+            self.vmstat.pgsteal_kswapd += reclaimed;
+        } else {
+            self.vmstat.pgscan_direct += scanned;
+            self.vmstat.pgsteal_direct += reclaimed;
+        }
+        self.cpu.charge(actor, Category::Reclaim, ctx.reclaim_ns);
+        self.cpu.charge(actor, Category::Compress, ctx.compress_ns);
+        ctx.out.cpu_ns = ctx.reclaim_ns + ctx.compress_ns;
+        self.sync_backend_frames();
+        ctx.out
+    }
+
+    /// `get_scan_count`: share of the scan target that goes to anon, as (numerator, denominator).
+    fn anon_fraction(&self, priority: u32, may_swap: bool) -> (u64, u64) {
+        if !may_swap {
+            return (0, 1);
+        }
+        let swappiness = self.params.swappiness as u64;
+        if priority == 0 {
+            return (1, 2); // SCAN_EQUAL
+        }
+        let total = self.anon_cost + self.file_cost;
+        let ap = swappiness * (total + 1) / (self.anon_cost + 1);
+        let fp = (200 - swappiness.min(200)) * (total + 1) / (self.file_cost + 1);
+        (ap, (ap + fp).max(1))
+    }
+
+    /// `lru_note_cost` decay: halve the recent costs once they exceed a quarter of memory.
+    fn decay_costs(&mut self) {
+        let limit = self.buddy.nr_pages() as u64 / 4;
+        if self.anon_cost + self.file_cost > limit {
+            self.anon_cost /= 2;
+            self.file_cost /= 2;
+        }
+    }
+
+    fn inactive_is_low(&self, pid: Pid, anon: bool) -> bool {
+        let lru = &self.procs[pid as usize].lru;
+        let (ia, aa) = (LruList::inactive(anon) as usize, LruList::active(anon) as usize);
+        let (inactive, active) = (lru.len[ia] as u64, lru.len[aa] as u64);
+        let gb = (inactive + active) >> (30 - PAGE_SHIFT);
+        let ratio = if gb > 0 { isqrt(10 * gb) } else { 1 };
+        inactive * ratio < active
+    }
+
+    fn shrink_lruvec(&mut self, pid: Pid, priority: u32, anon_num: u64, anon_den: u64, ctx: &mut ScanCtx) {
+        let lru = &self.procs[pid as usize].lru;
+        let mut target = [0u64; 4];
+        for (i, l) in [LruList::InactiveAnon, LruList::ActiveAnon, LruList::InactiveFile, LruList::ActiveFile]
+            .into_iter()
+            .enumerate()
+        {
+            let size = lru.len[l as usize] as u64;
+            let mut scan = size >> priority;
+            // Small lists still get scanned at the lowest priorities (Linux scans `size` at 0).
+            if scan == 0 && priority <= 2 {
+                scan = size.min(SWAP_CLUSTER_MAX as u64);
+            }
+            target[i] = if i < 2 {
+                scan * anon_num / anon_den
+            } else {
+                scan * (anon_den - anon_num) / anon_den
+            };
+        }
+        while target.iter().any(|&t| t > 0) {
+            for i in 0..4 {
+                let n = target[i].min(SWAP_CLUSTER_MAX as u64);
+                if n == 0 {
+                    continue;
+                }
+                target[i] -= n;
+                let anon = i < 2;
+                if i % 2 == 1 {
+                    if self.inactive_is_low(pid, anon) {
+                        self.shrink_active(pid, anon, n, ctx);
+                    }
+                } else {
+                    self.shrink_inactive(pid, anon, n, ctx);
+                }
+            }
+            if !ctx.background && ctx.out.reclaimed >= ctx.nr_to_reclaim {
+                break;
+            }
+        }
+        // Keep the anon inactive list from running dry (Linux ages anon after each lruvec).
+        if ctx.may_swap && self.inactive_is_low(pid, true) {
+            self.shrink_active(pid, true, SWAP_CLUSTER_MAX as u64, ctx);
+        }
+    }
+
+    /// `shrink_active_list`: move pages from the active tail to the inactive head, clearing the
+    /// accessed bit; referenced executable file pages stay active.
+    fn shrink_active(&mut self, pid: Pid, anon: bool, n: u64, ctx: &mut ScanCtx) {
+        let active = LruList::active(anon);
+        for _ in 0..n {
+            let idx = self.procs[pid as usize].lru.tail[active as usize];
+            if idx == NIL {
+                break;
+            }
+            ctx.out.scanned += 1;
+            ctx.reclaim_ns += self.params.reclaim_scan_ns;
+            let p = &mut self.pt.pages[idx as usize];
+            let referenced = p.has(flags::ACCESSED);
+            p.flags &= !flags::ACCESSED;
+            let lru = &mut self.procs[pid as usize].lru;
+            if referenced && p.has(flags::EXEC) {
+                self.pt.lru_move_head(lru, idx, active);
+                self.vmstat.pgrotated += 1;
+            } else {
+                self.pt.lru_move_head(lru, idx, LruList::inactive(anon));
+                self.vmstat.pgdeactivate += 1;
+            }
+        }
+    }
+
+    /// `shrink_inactive_list` + `shrink_folio_list` for up to `n` pages from the inactive tail.
+    fn shrink_inactive(&mut self, pid: Pid, anon: bool, n: u64, ctx: &mut ScanCtx) {
+        let inactive = LruList::inactive(anon);
+        for _ in 0..n {
+            let idx = self.procs[pid as usize].lru.tail[inactive as usize];
+            if idx == NIL {
+                break;
+            }
+            ctx.out.scanned += 1;
+            ctx.reclaim_ns += self.params.reclaim_scan_ns;
+            let view = self.page_view(idx);
+            self.pt.pages[idx as usize].flags &= !flags::ACCESSED;
+            let mut verdict = self.hooks.reclaim.inactive_verdict(&view);
+            if verdict == Verdict::Reclaim && anon && !ctx.may_swap {
+                verdict = Verdict::Activate;
+            }
+            let lru = &mut self.procs[pid as usize].lru;
+            match verdict {
+                Verdict::Activate => {
+                    self.pt.lru_move_head(lru, idx, LruList::active(anon));
+                    let p = &mut self.pt.pages[idx as usize];
+                    p.flags = (p.flags & !flags::REFERENCED) | flags::WORKINGSET;
+                    self.vmstat.pgactivate += 1;
+                    self.nonresident_age = self.nonresident_age.wrapping_add(1);
+                    if anon {
+                        self.anon_cost += 1;
+                    } else {
+                        self.file_cost += 1;
+                    }
+                }
+                Verdict::Keep => {
+                    self.pt.lru_move_head(lru, idx, inactive);
+                    self.pt.pages[idx as usize].flags |= flags::REFERENCED;
+                }
+                Verdict::Reclaim => {
+                    self.pt.lru_del(lru, idx);
+                    if anon {
+                        let tag = self.hooks.reclaim.swap_tag(&view);
+                        let content = self.pt.pages[idx as usize].content;
+                        ctx.batch.push(SwapOutPage { page: idx, pid, content, tag });
+                        if ctx.batch.len() >= SWAP_CLUSTER_MAX {
+                            self.flush_swap_batch(ctx);
+                        }
+                    } else {
+                        self.evict_file_page(idx, ctx);
+                    }
+                }
+            }
+        }
+    }
+
+    fn shadow_now(&self) -> u32 {
+        self.nonresident_age.wrapping_add(1).max(1)
+    }
+
+    /// Drop a file page from memory (writing it back first if dirty).
+    fn evict_file_page(&mut self, idx: PageIdx, ctx: &mut ScanCtx) {
+        let p = self.pt.pages[idx as usize];
+        if p.has(flags::DIRTY) {
+            self.flash.write(ctx.now, PAGE_SIZE);
+            self.vmstat.pgpgout_file += 1;
+        }
+        self.free_resident_frame(idx);
+        let shadow = self.shadow_now();
+        let page = &mut self.pt.pages[idx as usize];
+        page.state = PageState::Dropped;
+        page.loc = NIL;
+        page.shadow = shadow;
+        page.flags &= !(flags::DIRTY | flags::REFERENCED | flags::ACCESSED | flags::WORKINGSET);
+        self.note_state_change(PageState::Resident, PageState::Dropped);
+        self.nonresident_age = self.nonresident_age.wrapping_add(1);
+        ctx.reclaim_ns += self.params.reclaim_unmap_ns;
+        ctx.out.reclaimed += 1;
+    }
+
+    /// Hand the pending anon batch to the first backend with room; map the pages out.
+    fn flush_swap_batch(&mut self, ctx: &mut ScanCtx) {
+        if ctx.batch.is_empty() {
+            return;
+        }
+        let batch = std::mem::take(&mut ctx.batch);
+        let stored = self.swap_out(ctx.now + ctx.reclaim_ns + ctx.compress_ns, &batch);
+        match stored {
+            Some(cost) => {
+                ctx.compress_ns += cost.compress_ns;
+                ctx.reclaim_ns += cost.cpu_other_ns + batch.len() as u64 * self.params.reclaim_unmap_ns;
+                ctx.out.reclaimed += batch.len() as u64;
+            }
+            None => {
+                // No backend took the batch: the pages stay, activated (Linux `activate_locked`).
+                self.vmstat.swap_full_failures += 1;
+                ctx.may_swap = false;
+                for sp in &batch {
+                    let lru = &mut self.procs[sp.pid as usize].lru;
+                    self.pt.lru_add_head(lru, sp.page, LruList::ActiveAnon);
+                }
+            }
+        }
+        ctx.batch = batch;
+        ctx.batch.clear();
+    }
+
+    /// Store `batch` (pages already off their LRU lists) in a backend and mark them swapped.
+    /// Returns the backend's cost, or `None` if no backend accepted it.
+    pub(crate) fn swap_out(&mut self, now: Nanos, batch: &[SwapOutPage]) -> Option<crate::swap::IoCost> {
+        let mut handles = std::mem::take(&mut self.scratch_handles_out);
+        for dev in 0..self.backends.len() {
+            handles.clear();
+            let result = {
+                let (mut env, backends) = self.backend_env(now);
+                backends[dev].store(&mut env, batch, &mut handles)
+            };
+            let Ok(cost) = result else { continue };
+            let shadow = self.shadow_now();
+            for (sp, &h) in batch.iter().zip(handles.iter()) {
+                let owner = &mut self.handle_owner[dev];
+                if owner.len() <= h as usize {
+                    owner.resize(h as usize + 1, NIL);
+                }
+                owner[h as usize] = sp.page;
+                self.free_resident_frame(sp.page);
+                let page = &mut self.pt.pages[sp.page as usize];
+                page.state = PageState::Swapped;
+                page.loc = h;
+                page.swap_dev = dev as u8;
+                page.shadow = shadow;
+                page.flags &= !(flags::ACCESSED | flags::REFERENCED | flags::DIRTY);
+                self.note_state_change(PageState::Resident, PageState::Swapped);
+                self.procs[sp.pid as usize].counters.swap += 1;
+                self.nonresident_age = self.nonresident_age.wrapping_add(1);
+            }
+            self.vmstat.pswpout += batch.len() as u64;
+            self.scratch_handles_out = handles;
+            return Some(cost);
+        }
+        self.scratch_handles_out = handles;
+        None
+    }
+
+    /// MADV_PAGEOUT over `[first, end)`: reclaim resident pages of the range now, on the caller.
+    /// Returns the CPU time spent (charged to `actor`).
+    pub(crate) fn pageout_range(&mut self, now: Nanos, actor: Actor, first: PageIdx, end: PageIdx) -> Nanos {
+        let mut ctx = ScanCtx {
+            now,
+            actor,
+            nr_to_reclaim: u64::MAX,
+            background: true,
+            may_swap: self.swap_has_room(),
+            out: Default::default(),
+            reclaim_ns: 0,
+            compress_ns: 0,
+            batch: Vec::with_capacity(SWAP_CLUSTER_MAX),
+        };
+        for idx in first..end {
+            let p = self.pt.pages[idx as usize];
+            if p.state != PageState::Resident || p.lru == LruList::Unevictable {
+                continue;
+            }
+            ctx.reclaim_ns += self.params.reclaim_scan_ns;
+            ctx.out.scanned += 1;
+            let lru = &mut self.procs[p.pid as usize].lru;
+            if p.kind.is_anon() {
+                if !ctx.may_swap {
+                    continue;
+                }
+                self.pt.lru_del(lru, idx);
+                ctx.batch.push(SwapOutPage { page: idx, pid: p.pid, content: p.content, tag: 0 });
+                if ctx.batch.len() >= SWAP_CLUSTER_MAX {
+                    self.flush_swap_batch(&mut ctx);
+                }
+            } else {
+                self.pt.lru_del(lru, idx);
+                self.evict_file_page(idx, &mut ctx);
+            }
+        }
+        self.flush_swap_batch(&mut ctx);
+        self.vmstat.madvise_pageout_pages += ctx.out.reclaimed;
+        self.cpu.charge(ctx.actor, Category::Reclaim, ctx.reclaim_ns);
+        self.cpu.charge(ctx.actor, Category::Compress, ctx.compress_ns);
+        self.sync_backend_frames();
+        ctx.reclaim_ns + ctx.compress_ns
+    }
+}

@@ -1,0 +1,336 @@
+//! Swap backends behind one trait, and the flash device model.
+//!
+//! A [`SwapBackend`] stores batches of pages handed to it by reclaim (or by `madvise(PAGEOUT)`)
+//! and gives them back on a fault. The kernel does not know what a backend does inside: a flash
+//! swap partition ([`FlashSwap`]) keeps page contents in slots on a [`FlashDevice`]; ZRAM
+//! (`crate::zram`) compresses real bytes into a zsmalloc-style pool. Every load returns the
+//! checksum of the bytes it recovered, and the kernel compares it with the checksum of the page's
+//! content, so a lost or mixed-up page is counted, never silent.
+//!
+//! Costs: a backend reports CPU work per category (charged by the kernel to the thread doing the
+//! swap-out or swap-in) and the I/O latency the faulting thread waits for. Flash writes are
+//! asynchronous (the reclaimer does not wait, the page is freed when written), but they occupy
+//! the device queue, so they delay later reads: the queueing Fleet §3.1 observes.
+
+use crate::types::{PageIdx, Pid, SwapHandle};
+use content::{ContentId, ContentStore};
+use engine::{Category, Nanos};
+
+/// One page handed to a backend for swap-out.
+#[derive(Debug, Clone, Copy)]
+pub struct SwapOutPage {
+    pub page: PageIdx,
+    pub pid: Pid,
+    pub content: ContentId,
+    /// Policy-provided group/hotness tag (e.g. Ariadne hot/warm/cold); 0 by default.
+    pub tag: u8,
+}
+
+/// Work done by a backend operation.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct IoCost {
+    /// CPU on the calling thread, by category (only Compress/Decompress/Fault are used).
+    pub compress_ns: Nanos,
+    pub decompress_ns: Nanos,
+    pub cpu_other_ns: Nanos,
+    /// Time the calling thread waits (synchronous I/O incl. queueing), beyond the CPU above.
+    pub wait_ns: Nanos,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+}
+
+impl IoCost {
+    pub fn add(&mut self, o: &IoCost) {
+        self.compress_ns += o.compress_ns;
+        self.decompress_ns += o.decompress_ns;
+        self.cpu_other_ns += o.cpu_other_ns;
+        self.wait_ns += o.wait_ns;
+        self.bytes_read += o.bytes_read;
+        self.bytes_written += o.bytes_written;
+    }
+
+    /// CPU time per category, for charging.
+    pub fn cpu(&self) -> [(Category, Nanos); 3] {
+        [
+            (Category::Compress, self.compress_ns),
+            (Category::Decompress, self.decompress_ns),
+            (Category::Fault, self.cpu_other_ns),
+        ]
+    }
+
+    pub fn cpu_total(&self) -> Nanos {
+        self.compress_ns + self.decompress_ns + self.cpu_other_ns
+    }
+}
+
+/// Result of loading one page.
+#[derive(Debug, Clone, Copy)]
+pub struct Loaded {
+    /// Checksum of the bytes recovered (compared by the kernel with the page content's checksum).
+    pub checksum: u64,
+    pub cost: IoCost,
+}
+
+/// Why a store failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SwapError {
+    /// No free slot / disksize reached.
+    Full,
+    /// The backend needs DRAM it could not get.
+    NoMemory,
+}
+
+/// Context a backend works in. The flash device is shared by flash swap, zram writeback and
+/// file reads, so all of them queue behind each other.
+pub struct BackendEnv<'a> {
+    pub now: Nanos,
+    pub contents: &'a ContentStore,
+    /// Multiplier on host-measured CPU costs (device `cpu.speed_factor`).
+    pub cpu_factor: f64,
+    pub flash: &'a mut FlashDevice,
+}
+
+/// Backend usage figures common to all backends.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BackendUsage {
+    /// Pages currently stored.
+    pub stored_pages: u64,
+    /// Capacity in pages (disksize or swap partition size).
+    pub capacity_pages: u64,
+    /// DRAM pages the backend itself occupies (zram's mem_used_total / 4 KiB; 0 for flash).
+    pub dram_pages: u64,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+}
+
+/// A swap device (Linux `swap_info_struct` + its block device).
+///
+/// Handles are small dense integers (slot or handle-table indices, reused after `free`): the kernel
+/// keeps a reverse map indexed by handle.
+pub trait SwapBackend {
+    /// Short name for reports ("flash", "zram").
+    fn name(&self) -> &'static str;
+
+    /// SWP_SYNCHRONOUS_IO (zram): a swap-in skips swap cache and readahead.
+    fn synchronous(&self) -> bool;
+
+    /// Store `pages` (a reclaim batch, in reclaim order). Pushes one handle per page, in order, to
+    /// `handles`. On error, nothing was stored.
+    fn store(
+        &mut self,
+        env: &mut BackendEnv,
+        pages: &[SwapOutPage],
+        handles: &mut Vec<SwapHandle>,
+    ) -> Result<IoCost, SwapError>;
+
+    /// Load the page stored under `handle` (the handle stays valid until `free`).
+    fn load(&mut self, env: &mut BackendEnv, handle: SwapHandle) -> Loaded;
+
+    /// Load several pages in one request (readahead: adjacent slots share one I/O). Default: one
+    /// load per handle. `out` receives one result per handle, in order.
+    fn load_batch(&mut self, env: &mut BackendEnv, handles: &[SwapHandle], out: &mut Vec<Loaded>) {
+        for &h in handles {
+            out.push(self.load(env, h));
+        }
+    }
+
+    /// Release `handle` (page swapped in and dirtied, or its process died).
+    fn free(&mut self, handle: SwapHandle);
+
+    /// Handles stored physically next to `handle` (same chunk or adjacent slots), for readahead;
+    /// at most `max` of them, excluding `handle`. Default: none.
+    fn neighbours(&self, _handle: SwapHandle, _max: usize, _out: &mut Vec<SwapHandle>) {}
+
+    fn usage(&self) -> BackendUsage;
+}
+
+/// A flash device (UFS/eMMC): per-I/O latency plus transfer time, one FIFO queue with a
+/// busy-until time, and byte counters (bytes written = wear).
+#[derive(Debug, Clone)]
+pub struct FlashDevice {
+    read_latency_ns: Nanos,
+    write_latency_ns: Nanos,
+    read_ns_per_kib: f64,
+    write_ns_per_kib: f64,
+    busy_until: Nanos,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    pub reads: u64,
+    pub writes: u64,
+    /// Total time requests waited for the queue.
+    pub queue_wait_ns: u128,
+}
+
+impl FlashDevice {
+    pub fn new(read_latency_ns: Nanos, write_latency_ns: Nanos, read_mb_s: f64, write_mb_s: f64) -> Self {
+        Self {
+            read_latency_ns,
+            write_latency_ns,
+            read_ns_per_kib: 1024.0 * 1e9 / (read_mb_s * 1e6),
+            write_ns_per_kib: 1024.0 * 1e9 / (write_mb_s * 1e6),
+            busy_until: 0,
+            bytes_read: 0,
+            bytes_written: 0,
+            reads: 0,
+            writes: 0,
+            queue_wait_ns: 0,
+        }
+    }
+
+    pub fn from_profile(d: &device::DeviceProfile) -> Self {
+        let f = &d.flash;
+        Self::new(
+            (f.read_latency_us * 1000.0) as Nanos,
+            (f.write_latency_us * 1000.0) as Nanos,
+            f.read_bandwidth_mb_s,
+            f.write_bandwidth_mb_s,
+        )
+    }
+
+    fn submit(&mut self, now: Nanos, service: Nanos) -> Nanos {
+        let start = now.max(self.busy_until);
+        self.queue_wait_ns += (start - now) as u128;
+        self.busy_until = start + service;
+        self.busy_until - now
+    }
+
+    /// A synchronous read of `bytes` issued at `now`; returns the time until it completes.
+    pub fn read(&mut self, now: Nanos, bytes: u64) -> Nanos {
+        self.bytes_read += bytes;
+        self.reads += 1;
+        let service = self.read_latency_ns + (bytes as f64 / 1024.0 * self.read_ns_per_kib) as Nanos;
+        self.submit(now, service)
+    }
+
+    /// An asynchronous write of `bytes` issued at `now`: occupies the queue; returns its
+    /// completion delay (callers usually do not wait for it).
+    pub fn write(&mut self, now: Nanos, bytes: u64) -> Nanos {
+        self.bytes_written += bytes;
+        self.writes += 1;
+        let service = self.write_latency_ns + (bytes as f64 / 1024.0 * self.write_ns_per_kib) as Nanos;
+        self.submit(now, service)
+    }
+
+    pub fn busy_until(&self) -> Nanos {
+        self.busy_until
+    }
+}
+
+/// A swap partition on flash: 4 KiB slots allocated in order (like the kernel's cluster
+/// allocator, which keeps a reclaim batch contiguous so that readahead finds neighbours).
+#[derive(Debug)]
+pub struct FlashSwap {
+    /// Content stored in each slot (`NO_CONTENT` = free).
+    slots: Vec<ContentId>,
+    /// Checksum of the bytes written to each slot (what a read gives back).
+    sums: Vec<u64>,
+    free_slots: Vec<u32>,
+    next_fresh: u32,
+    stored: u64,
+    bytes_read: u64,
+    bytes_written: u64,
+}
+
+const NO_CONTENT: ContentId = ContentId::MAX;
+
+impl FlashSwap {
+    pub fn new(capacity_pages: u32) -> Self {
+        Self {
+            slots: vec![NO_CONTENT; capacity_pages as usize],
+            sums: vec![0; capacity_pages as usize],
+            free_slots: Vec::new(),
+            next_fresh: 0,
+            stored: 0,
+            bytes_read: 0,
+            bytes_written: 0,
+        }
+    }
+
+    fn alloc_slot(&mut self) -> Option<u32> {
+        // Prefer fresh slots in order (contiguous batches), then recycled ones.
+        if (self.next_fresh as usize) < self.slots.len() {
+            self.next_fresh += 1;
+            return Some(self.next_fresh - 1);
+        }
+        self.free_slots.pop()
+    }
+}
+
+impl SwapBackend for FlashSwap {
+    fn name(&self) -> &'static str {
+        "flash"
+    }
+
+    fn synchronous(&self) -> bool {
+        false
+    }
+
+    fn store(
+        &mut self,
+        env: &mut BackendEnv,
+        pages: &[SwapOutPage],
+        handles: &mut Vec<SwapHandle>,
+    ) -> Result<IoCost, SwapError> {
+        let free = self.slots.len() as u64 - self.stored;
+        if (pages.len() as u64) > free {
+            return Err(SwapError::Full);
+        }
+        for p in pages {
+            let slot = self.alloc_slot().ok_or(SwapError::Full)?;
+            self.slots[slot as usize] = p.content;
+            self.sums[slot as usize] = env.contents.checksum(p.content);
+            handles.push(slot);
+        }
+        self.stored += pages.len() as u64;
+        let bytes = pages.len() as u64 * 4096;
+        // Asynchronous writeback: occupies the queue; the reclaimer does not wait.
+        env.flash.write(env.now, bytes);
+        self.bytes_written += bytes;
+        Ok(IoCost { bytes_written: bytes, ..IoCost::default() })
+    }
+
+    fn load(&mut self, env: &mut BackendEnv, handle: SwapHandle) -> Loaded {
+        let wait = env.flash.read(env.now, 4096);
+        self.bytes_read += 4096;
+        Loaded { checksum: self.sums[handle as usize], cost: IoCost { wait_ns: wait, bytes_read: 4096, ..Default::default() } }
+    }
+
+    fn load_batch(&mut self, env: &mut BackendEnv, handles: &[SwapHandle], out: &mut Vec<Loaded>) {
+        // One I/O for the whole readahead window: the faulting page waits for all of it.
+        let bytes = handles.len() as u64 * 4096;
+        let wait = env.flash.read(env.now, bytes);
+        self.bytes_read += bytes;
+        for (i, &h) in handles.iter().enumerate() {
+            let cost = if i == 0 { IoCost { wait_ns: wait, bytes_read: bytes, ..Default::default() } } else { IoCost::default() };
+            out.push(Loaded { checksum: self.sums[h as usize], cost });
+        }
+    }
+
+    fn free(&mut self, handle: SwapHandle) {
+        debug_assert_ne!(self.slots[handle as usize], NO_CONTENT, "double free of swap slot");
+        self.slots[handle as usize] = NO_CONTENT;
+        self.free_slots.push(handle);
+        self.stored -= 1;
+    }
+
+    fn neighbours(&self, handle: SwapHandle, max: usize, out: &mut Vec<SwapHandle>) {
+        // Linux swap readahead reads an aligned window of 2^page_cluster slots around the fault.
+        let window = (max + 1).next_power_of_two() as u32;
+        let start = handle & !(window - 1);
+        for s in start..(start + window).min(self.slots.len() as u32) {
+            if s != handle && self.slots[s as usize] != NO_CONTENT && out.len() < max {
+                out.push(s);
+            }
+        }
+    }
+
+    fn usage(&self) -> BackendUsage {
+        BackendUsage {
+            stored_pages: self.stored,
+            capacity_pages: self.slots.len() as u64,
+            dram_pages: 0,
+            bytes_read: self.bytes_read,
+            bytes_written: self.bytes_written,
+        }
+    }
+}

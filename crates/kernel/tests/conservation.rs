@@ -1,0 +1,259 @@
+//! Page conservation and accounting under random operation sequences: after any sequence of
+//! map / touch / madvise / reclaim pressure / swap-in / unmap / exit, every page is in exactly one
+//! state and place, frames add up, LRU lists are consistent, and every swapped-in page comes back
+//! with the checksum of its content.
+
+use content::{ContentStore, SynthMix};
+use device::DeviceProfile;
+use engine::Actor;
+use kernel::hooks::KernelHooks;
+use kernel::mm::ContentSource;
+use kernel::swap::{FlashSwap, SwapBackend};
+use kernel::types::*;
+use kernel::Kernel;
+use proptest::prelude::*;
+
+/// A small device (64 MB) so random sequences reach memory pressure quickly.
+fn small_device() -> DeviceProfile {
+    let mut d = DeviceProfile::builtin("pixel3").unwrap();
+    d.memory.dram_mb = 96;
+    d.memory.kernel_reserve_mb = 32;
+    d.memory.system_reserve_mb = 8;
+    d.kernel.min_free_kbytes = Some(1024);
+    d
+}
+
+fn kernel_with(swap_pages: u32) -> Kernel {
+    let mut c = ContentStore::new();
+    c.append_synthetic(&SynthMix::default(), 64, 3);
+    let backends: Vec<Box<dyn SwapBackend>> =
+        if swap_pages > 0 { vec![Box::new(FlashSwap::new(swap_pages))] } else { vec![] };
+    Kernel::new(&small_device(), c, backends, KernelHooks::default()).unwrap()
+}
+
+#[derive(Debug, Clone)]
+enum Op {
+    Spawn,
+    Map { proc: usize, pages: u32, file: bool },
+    Touch { proc: usize, map: usize, start: u32, len: u32, write: bool },
+    PageOut { proc: usize, map: usize },
+    Cold { proc: usize, map: usize },
+    WillNeed { proc: usize, map: usize },
+    Unmap { proc: usize, map: usize },
+    Exit { proc: usize },
+    Advance { ms: u64 },
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        1 => Just(Op::Spawn),
+        2 => (0..6usize, 1..6000u32, any::<bool>()).prop_map(|(proc, pages, file)| Op::Map { proc, pages, file }),
+        6 => (0..6usize, 0..4usize, 0..6000u32, 1..3000u32, any::<bool>())
+            .prop_map(|(proc, map, start, len, write)| Op::Touch { proc, map, start, len, write }),
+        1 => (0..6usize, 0..4usize).prop_map(|(proc, map)| Op::PageOut { proc, map }),
+        1 => (0..6usize, 0..4usize).prop_map(|(proc, map)| Op::Cold { proc, map }),
+        1 => (0..6usize, 0..4usize).prop_map(|(proc, map)| Op::WillNeed { proc, map }),
+        1 => (0..6usize, 0..4usize).prop_map(|(proc, map)| Op::Unmap { proc, map }),
+        1 => (0..6usize).prop_map(|proc| Op::Exit { proc }),
+        1 => (1..500u64).prop_map(|ms| Op::Advance { ms }),
+    ]
+}
+
+struct Model {
+    procs: Vec<(Pid, Vec<(PageIdx, u32)>)>,
+}
+
+fn run_ops(k: &mut Kernel, ops: &[Op]) -> Result<(), TestCaseError> {
+    let mut m = Model { procs: Vec::new() };
+    let mut now = 0u64;
+    for op in ops {
+        match *op {
+            Op::Spawn => {
+                let pid = k.spawn("p", 900, 2);
+                m.procs.push((pid, vec![]));
+            }
+            Op::Map { proc, pages, file } => {
+                if let Some((pid, maps)) = m.procs.get_mut(proc) {
+                    if k.process(*pid).unwrap().alive {
+                        let kind = if file { PageKind::File } else { PageKind::NativeAnon };
+                        let src = ContentSource { base: 0, len: 64, seed: pages as u64 };
+                        let first = k.mmap(*pid, pages, kind, file, src).unwrap();
+                        maps.push((first, pages));
+                    }
+                }
+            }
+            Op::Touch { proc, map, start, len, write } => {
+                if let Some((pid, maps)) = m.procs.get(proc) {
+                    if let Some(&(first, pages)) = maps.get(map) {
+                        let s = start % pages;
+                        let n = len.min(pages - s);
+                        match k.access_range(now, Actor::AppMain(*pid), first + s, n, write) {
+                            Ok(st) => now += st.ns,
+                            Err(kernel::KernelError::Killed(_)) | Err(kernel::KernelError::NotMapped(_)) => {}
+                            Err(e) => return Err(TestCaseError::fail(format!("{e}"))),
+                        }
+                    }
+                }
+            }
+            Op::PageOut { proc, map } | Op::Cold { proc, map } | Op::WillNeed { proc, map } => {
+                if let Some((pid, maps)) = m.procs.get(proc) {
+                    if let Some(&(first, pages)) = maps.get(map) {
+                        let advice = match op {
+                            Op::PageOut { .. } => Advice::PageOut,
+                            Op::Cold { .. } => Advice::Cold,
+                            _ => Advice::WillNeed,
+                        };
+                        if k.process(*pid).unwrap().alive {
+                            now += k.madvise(now, Actor::AppMain(*pid), first, pages, advice).ns;
+                        }
+                    }
+                }
+            }
+            Op::Unmap { proc, map } => {
+                if let Some((pid, maps)) = m.procs.get_mut(proc) {
+                    if map < maps.len() {
+                        let (first, _) = maps.remove(map);
+                        let _ = k.munmap(*pid, first);
+                    }
+                }
+            }
+            Op::Exit { proc } => {
+                if let Some((pid, maps)) = m.procs.get_mut(proc) {
+                    k.exit(*pid);
+                    maps.clear();
+                }
+            }
+            Op::Advance { ms } => {
+                now += ms * 1_000_000;
+                k.advance_to(now);
+            }
+        }
+        // OOM-killed processes lose their mappings.
+        for pid in k.take_oom_kills() {
+            if let Some((_, maps)) = m.procs.iter_mut().find(|(p, _)| *p == pid) {
+                maps.clear();
+            }
+        }
+        k.check_invariants().map_err(TestCaseError::fail)?;
+    }
+    prop_assert_eq!(k.integrity.checksum_mismatches, 0);
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn pages_are_conserved_with_flash_swap(ops in prop::collection::vec(op(), 1..60)) {
+        let mut k = kernel_with(16_384);
+        run_ops(&mut k, &ops)?;
+    }
+
+    #[test]
+    fn pages_are_conserved_without_swap(ops in prop::collection::vec(op(), 1..40)) {
+        let mut k = kernel_with(0);
+        run_ops(&mut k, &ops)?;
+    }
+
+    #[test]
+    fn pages_are_conserved_with_tiny_swap(ops in prop::collection::vec(op(), 1..40)) {
+        let mut k = kernel_with(512);
+        run_ops(&mut k, &ops)?;
+    }
+}
+
+/// Memory pressure swaps pages out and faults them back with identical content.
+#[test]
+fn pressure_swaps_out_and_back_with_intact_contents() {
+    let mut k = kernel_with(65_536);
+    let pid = k.spawn("big", 900, 2);
+    let managed = k.buddy().nr_pages();
+    let pages = managed * 3 / 2;
+    let first = k.mmap(pid, pages, PageKind::NativeAnon, false, ContentSource { base: 0, len: 64, seed: 9 }).unwrap();
+    let mut now = 0;
+    for round in 0..2 {
+        now += k.access_range(now, Actor::AppMain(pid), first, pages, round == 0).unwrap().ns;
+        k.advance_to(now);
+    }
+    assert!(k.vmstat.pswpout > (managed / 2) as u64, "pressure must swap out: {:?}", k.vmstat);
+    assert!(k.vmstat.pswpin > 0);
+    assert_eq!(k.integrity.checksum_mismatches, 0);
+    assert!(k.integrity.pages_swapped_in >= k.vmstat.pswpin);
+    k.check_invariants().unwrap();
+    // Watermarks hold after kswapd has run.
+    k.advance_to(now + 10_000_000_000);
+    assert!(k.free_pages() >= k.params.watermarks.min);
+    k.exit(pid);
+    k.check_invariants().unwrap();
+    assert_eq!(k.meminfo().swapped, 0);
+}
+
+/// Without swap, anonymous memory beyond DRAM ends in an OOM kill, never a lost page.
+#[test]
+fn no_swap_overcommit_oom_kills() {
+    let mut k = kernel_with(0);
+    let pid = k.spawn("hog", 900, 2);
+    let pages = k.buddy().nr_pages() * 2;
+    let first = k.mmap(pid, pages, PageKind::NativeAnon, false, ContentSource { base: 0, len: 64, seed: 1 }).unwrap();
+    let r = k.access_range(0, Actor::AppMain(pid), first, pages, true);
+    assert!(matches!(r, Err(kernel::KernelError::Killed(p)) if p == pid), "{r:?}");
+    assert_eq!(k.take_oom_kills(), vec![pid]);
+    assert_eq!(k.vmstat.oom_kill, 1);
+    k.check_invariants().unwrap();
+}
+
+/// File pages are dropped under pressure and re-read from flash on the next touch, counted as
+/// workingset refaults.
+#[test]
+fn file_pages_are_dropped_and_refault() {
+    let mut k = kernel_with(0);
+    let pid = k.spawn("reader", 900, 2);
+    let pages = k.buddy().nr_pages() * 3 / 2;
+    let first = k.mmap(pid, pages, PageKind::File, false, ContentSource { base: 0, len: 64, seed: 2 }).unwrap();
+    let mut now = 0;
+    for _ in 0..2 {
+        now += k.access_range(now, Actor::AppMain(pid), first, pages, false).unwrap().ns;
+    }
+    assert!(k.vmstat.workingset_refault_file > 0);
+    assert!(k.flash.bytes_read >= 2 * pages as u64 * 4096 - k.buddy().nr_pages() as u64 * 4096);
+    k.check_invariants().unwrap();
+}
+
+/// Recently used pages survive reclaim; untouched ones go first (LRU order).
+#[test]
+fn reclaim_prefers_cold_pages() {
+    let mut k = kernel_with(65_536);
+    let a = k.spawn("a", 900, 2);
+    let managed = k.buddy().nr_pages();
+    let n = managed / 2;
+    let src = ContentSource { base: 0, len: 64, seed: 3 };
+    let hot = k.mmap(a, n / 4, PageKind::NativeAnon, false, src).unwrap();
+    let cold = k.mmap(a, n, PageKind::NativeAnon, false, src).unwrap();
+    let mut now = k.access_range(0, Actor::AppMain(a), hot, n / 4, true).unwrap().ns;
+    now += k.access_range(now, Actor::AppMain(a), cold, n, true).unwrap().ns;
+    // Keep the hot set hot while another allocation forces reclaim.
+    let b = k.spawn("b", 900, 2);
+    let filler = k.mmap(b, managed / 2, PageKind::NativeAnon, false, src).unwrap();
+    for chunk in 0..8 {
+        now += k.access_range(now, Actor::AppMain(a), hot, n / 4, false).unwrap().ns;
+        let step = managed / 16;
+        now += k.access_range(now, Actor::AppMain(b), filler + chunk * step, step, true).unwrap().ns;
+        k.advance_to(now);
+    }
+    let swapped = |first: u32, len: u32| {
+        (first..first + len).filter(|&i| k.page(i).unwrap().state == PageState::Swapped).count() as f64 / len as f64
+    };
+    let (h, c) = (swapped(hot, n / 4), swapped(cold, n));
+    assert!(c > 0.2, "cold pages should be swapped: {c}");
+    assert!(h < c / 4.0, "hot pages should mostly stay resident: hot {h} vs cold {c}");
+}
+
+/// Watermarks follow Linux's formula.
+#[test]
+fn watermarks_follow_linux() {
+    let w = kernel::Watermarks::linux(1_000_000, 27386, 10);
+    assert_eq!(w.min, 6846);
+    // tmp = max(6846/4, 1_000_000*10/10000 = 1000) = 1711
+    assert_eq!(w.low, 6846 + 1711);
+    assert_eq!(w.high, 6846 + 2 * 1711);
+}

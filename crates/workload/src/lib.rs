@@ -1,0 +1,3 @@
+//! Workloads for hotlaunch.
+
+pub mod pagelevel;
