@@ -1,0 +1,269 @@
+//! GC correctness, swap interaction, heap growth, generators.
+
+use engine::{Actor, Category, CpuLedger, RngStreams};
+use rand::Rng;
+use runtime::backing::{MockBacking, MockPage, NullBacking};
+use runtime::gc::{collect, GcCosts, GcKind};
+use runtime::gen::{generate, GraphSpec, SyntheticApp, SyntheticSpec};
+use runtime::heap::{ClassKind, Heap, HeapConfig, ObjId, NULL};
+use runtime::hooks::{RuntimeHooks, StockArt, TraceOrder};
+use runtime::{GcCause, Runtime, Span};
+use std::collections::BTreeMap;
+
+/// Reachable objects from the roots, each with its (class, size) and its references as indices in
+/// a canonical BFS numbering; equal results mean isomorphic reachable graphs (with labels).
+fn canonical(heap: &Heap) -> Vec<(u32, u32, Vec<Option<u32>>)> {
+    let mut num: BTreeMap<ObjId, u32> = BTreeMap::new();
+    let mut order = Vec::new();
+    for &r in &heap.roots {
+        if let std::collections::btree_map::Entry::Vacant(e) = num.entry(r) {
+            e.insert(order.len() as u32);
+            order.push(r);
+        }
+    }
+    let mut i = 0;
+    while i < order.len() {
+        let o = order[i];
+        for &c in heap.refs_of(o) {
+            if c != NULL && !num.contains_key(&c) {
+                num.insert(c, order.len() as u32);
+                order.push(c);
+            }
+        }
+        i += 1;
+    }
+    order
+        .iter()
+        .map(|&o| {
+            assert!(heap.is_alive(o), "reachable object {o} was reclaimed");
+            let refs = heap.refs_of(o).iter().map(|&c| if c == NULL { None } else { Some(num[&c]) }).collect();
+            (heap.class[o as usize], heap.size[o as usize], refs)
+        })
+        .collect()
+}
+
+fn small_heap_on(seed: u64, bytes: u64, backing: &mut dyn runtime::PageBacking) -> Heap {
+    let mut heap = Heap::new(7, HeapConfig { growth_limit: 256 << 20, ..HeapConfig::default() });
+    let spec = GraphSpec { bytes, ..GraphSpec::default() };
+    let mut rng = RngStreams::new(seed).stream("test", 0);
+    generate(&mut heap, &spec, &mut rng, 0, backing).unwrap();
+    heap
+}
+
+fn small_heap(seed: u64, bytes: u64) -> Heap {
+    small_heap_on(seed, bytes, &mut NullBacking::default())
+}
+
+#[test]
+fn unreachable_objects_are_reclaimed_and_reachable_survive_with_references() {
+    let mut backing = MockBacking::new(0);
+    let mut heap = small_heap_on(1, 4 << 20, &mut backing);
+    let mut rng = RngStreams::new(2).stream("drop", 0);
+    // Clear a quarter of all reference slots.
+    for k in 0..heap.refs.len() {
+        if rng.gen_range(0..4) == 0 {
+            heap.refs[k] = NULL;
+        }
+    }
+    // Drop a third of the roots and clear some references: creates garbage.
+    let nroots = heap.roots.len();
+    for _ in 0..nroots / 3 {
+        let i = rng.gen_range(0..heap.roots.len());
+        heap.roots.swap_remove(i);
+    }
+    let before = canonical(&heap);
+    let reachable = before.len() as u64;
+    let reachable_bytes: u64 = before.iter().map(|x| x.1 as u64).sum();
+    let total = heap.live_objects;
+    assert!(reachable < total);
+    let mut ledger = CpuLedger::default();
+    for kind in [GcKind::Full { compact: true }, GcKind::Full { compact: false }, GcKind::Sticky] {
+        let st = collect(&mut heap, &mut StockArt, kind, 0, &mut backing, &mut ledger, &GcCosts::default());
+        assert_eq!(heap.live_objects, reachable, "{kind:?}: only reachable objects survive");
+        assert_eq!(heap.bytes_allocated, reachable_bytes);
+        assert_eq!(heap.recount_bytes(), reachable_bytes);
+        assert_eq!(canonical(&heap), before, "{kind:?}: graph isomorphic after copying");
+        if kind == (GcKind::Full { compact: true }) {
+            assert_eq!(st.freed_objects, total - reachable);
+            assert_eq!(st.objects_copied, reachable - heap.los.iter().filter(|s| s.obj != NULL).count() as u64);
+        }
+    }
+    assert!(ledger.by_category(Category::Gc) > 0);
+}
+
+#[test]
+fn copying_moves_objects_and_frees_regions() {
+    let mut b = MockBacking::new(0);
+    let mut heap = small_heap_on(3, 2 << 20, &mut b);
+    let addrs: Vec<u32> = heap.addr.clone();
+    let used_before = heap.used_regions();
+    let st = collect(&mut heap, &mut StockArt, GcKind::Full { compact: true }, 0, &mut b, &mut CpuLedger::default(), &GcCosts::default());
+    assert!(st.regions_freed > 0 && st.bytes_copied > 0);
+    let moved = (0..addrs.len()).filter(|&o| !heap.is_large(o as u32) && heap.addr[o] != addrs[o]).count();
+    assert!(moved > 0);
+    assert!(heap.used_regions() <= used_before);
+    assert!(b.released_pages > 0, "evacuated regions are released to the kernel");
+}
+
+#[test]
+fn gc_over_swapped_heap_faults_pages_in_on_the_gc_thread() {
+    let mut b = MockBacking::new(50_000);
+    let mut heap = small_heap_on(4, 4 << 20, &mut b);
+    let mut ledger = CpuLedger::default();
+    // Make the heap resident (an app access of everything), then swap it all out.
+    let all: Vec<ObjId> = (0..heap.id_capacity() as u32).filter(|&o| heap.is_alive(o)).collect();
+    runtime::access::access(&mut heap, &mut StockArt, 0, Actor::AppMain(7), &all, true, Span::Whole, &mut b);
+    let swapped = b.swap_out_all();
+    assert!(swapped > 100);
+    let st = collect(&mut heap, &mut StockArt, GcKind::Full { compact: false }, 0, &mut b, &mut ledger, &GcCosts::default());
+    assert!(b.faults_gc > 0, "GC faulted swapped pages back in");
+    assert_eq!(b.faults_main, 0);
+    assert_eq!(st.stall_ns, b.faults_gc * 50_000, "fault stalls are on the GC thread");
+    assert!(st.duration_ns >= st.cpu_ns + st.stall_ns);
+    assert!(st.pause_ns > 0 && st.pause_ns < 5_000_000, "CC flip pause is short");
+    // Every page the GC touched is now resident; the GC visited all live objects.
+    assert_eq!(st.visits, heap.live_objects);
+    assert!(b.count(MockPage::Swapped) < swapped);
+}
+
+#[test]
+fn heap_growth_follows_art_formula() {
+    let cfg = HeapConfig::default();
+    let mut heap = Heap::new(1, cfg.clone());
+    let c = heap.add_class("byte[]", ClassKind::PrimitiveArray(1));
+    let mut b = NullBacking::default();
+    let mut ids = Vec::new();
+    for _ in 0..5000 {
+        ids.push(heap.alloc_quiet(0, c, 4096, 0, &mut b).unwrap());
+    }
+    for &o in &ids[..2500] {
+        heap.add_root(o);
+    }
+    let mut ledger = CpuLedger::default();
+    // Foreground full GC: target = used + clamp(used*(1/0.6-1), 8M, 32M) * 3.
+    let st = collect(&mut heap, &mut StockArt, GcKind::Full { compact: false }, 0, &mut b, &mut ledger, &GcCosts::default());
+    let used = heap.bytes_allocated;
+    assert_eq!(used, 2500 * 4096);
+    let grow = ((used as f64 * (1.0 / 0.6 - 1.0)) as u64).clamp(8 << 20, 32 << 20);
+    assert_eq!(heap.target_footprint, used + (grow as f64 * 3.0) as u64);
+    assert_eq!(st.target_footprint_after, heap.target_footprint);
+    assert!(heap.gc.next_sticky, "after a full GC the next one is sticky");
+    assert!(heap.concurrent_start_bytes <= heap.target_footprint - (128 << 10));
+    // Background: multiplier 1.
+    heap.foreground = false;
+    collect(&mut heap, &mut StockArt, GcKind::Full { compact: false }, 0, &mut b, &mut ledger, &GcCosts::default());
+    assert_eq!(heap.target_footprint, used + grow);
+    // Sticky GC with a target far above used + max_free shrinks to used + max_free * m.
+    heap.target_footprint = used + (100 << 20);
+    collect(&mut heap, &mut StockArt, GcKind::Sticky, 0, &mut b, &mut ledger, &GcCosts::default());
+    assert_eq!(heap.target_footprint, used + (32 << 20));
+    // Growth limit caps the target.
+    assert!(heap.target_footprint <= cfg.growth_limit);
+}
+
+#[test]
+fn sticky_gc_collects_only_young_objects_and_keeps_old_to_young_references() {
+    let mut rt = Runtime::new(3, HeapConfig::default(), StockArt);
+    let mut b = MockBacking::new(0);
+    let mut l = CpuLedger::default();
+    let arr = rt.heap.add_class("java.lang.Object[]", ClassKind::ObjectArray);
+    let prim = rt.heap.add_class("byte[]", ClassKind::PrimitiveArray(1));
+    let (holder, _) = rt.alloc(0, arr, 12 + 4 * 16, 16, &mut b, &mut l).unwrap();
+    rt.heap.add_root(holder);
+    rt.collect(0, GcCause::Explicit, Some(GcKind::Full { compact: true }), &mut b, &mut l);
+    // Holder is old now; store young objects into it (write barrier remembers it).
+    let mut kept = Vec::new();
+    for s in 0..16 {
+        let (o, _) = rt.alloc(1, prim, 100, 0, &mut b, &mut l).unwrap();
+        rt.write_ref(1, holder, s, o, &mut b);
+        kept.push(o);
+    }
+    for _ in 0..100 {
+        rt.alloc(1, prim, 100, 0, &mut b, &mut l).unwrap(); // garbage
+    }
+    let st = rt.collect(2, GcCause::Explicit, Some(GcKind::Sticky), &mut b, &mut l);
+    assert!(st.sticky);
+    assert_eq!(st.freed_objects, 100);
+    for (s, &o) in kept.iter().enumerate() {
+        assert!(rt.heap.is_alive(o));
+        assert_eq!(rt.heap.refs_of(holder)[s], o);
+    }
+}
+
+#[test]
+fn background_transition_compacts_after_five_seconds() {
+    let mut rt = Runtime::new(3, HeapConfig::default(), StockArt);
+    let mut b = NullBacking::default();
+    let mut l = CpuLedger::default();
+    rt.set_foreground(0, false);
+    assert!(rt.tick(4_999_999_999, &mut b, &mut l).is_none());
+    let st = rt.tick(5_000_000_000, &mut b, &mut l).expect("transition GC");
+    assert!(st.compacting);
+    rt.set_foreground(6_000_000_000, false);
+    rt.set_foreground(7_000_000_000, true);
+    assert!(rt.tick(20_000_000_000, &mut b, &mut l).is_none(), "returning to foreground cancels");
+}
+
+/// A Fleet-like policy: BFS, objects at depth < 2 go to group 1.
+struct Grouping;
+impl RuntimeHooks for Grouping {
+    fn trace_order(&self, _k: GcKind) -> TraceOrder {
+        TraceOrder::Bfs
+    }
+    fn on_mark(&mut self, _o: &runtime::heap::ObjView, depth: u32, _young: bool, _meta: &mut u8) -> u8 {
+        u8::from(depth < 2)
+    }
+}
+
+#[test]
+fn policy_groups_objects_into_separate_regions() {
+    let mut b = MockBacking::new(0);
+    let mut heap = small_heap_on(5, 4 << 20, &mut b);
+    collect(&mut heap, &mut Grouping, GcKind::Full { compact: true }, 0, &mut b, &mut CpuLedger::default(), &GcCosts::default());
+    let hot = heap.group_ranges(1);
+    let cold = heap.group_ranges(0);
+    assert!(!hot.is_empty() && !cold.is_empty());
+    let hot_pages: u32 = hot.iter().map(|r| r.1).sum();
+    let cold_pages: u32 = cold.iter().map(|r| r.1).sum();
+    assert!(hot_pages * 4 < cold_pages, "near-root objects are a small group: {hot_pages} vs {cold_pages}");
+    for &r in &heap.roots {
+        if !heap.is_large(r) {
+            assert_eq!(heap.regions[heap.region_of(r) as usize].group, 1);
+        }
+    }
+}
+
+#[test]
+fn generator_depth_profile_and_determinism() {
+    let a = small_heap(9, 2 << 20);
+    let b = small_heap(9, 2 << 20);
+    assert_eq!(a.addr, b.addr);
+    assert_eq!(a.refs, b.refs);
+    let near = canonical(&a).len();
+    assert_eq!(near as u64, a.live_objects, "generated heap is fully reachable");
+}
+
+#[test]
+fn synthetic_apps_build_and_churn() {
+    let spec = SyntheticSpec { footprint: 8_000_000, churn_bytes: 1_000_000, ..SyntheticSpec::marvin_4k() };
+    let mut rt = Runtime::new(11, spec.heap_config(), StockArt);
+    let mut b = MockBacking::new(0);
+    let mut l = CpuLedger::default();
+    let rng = RngStreams::new(1).stream("app", 11);
+    let (mut app, _) = SyntheticApp::build(&mut rt, spec.clone(), 0, rng, &mut b, &mut l).unwrap();
+    let n = app.slots.len();
+    assert_eq!(n as u64, (8_000_000f64 / (4096.0 + 12.0)).round() as u64);
+    let before = rt.heap.bytes_allocated;
+    let c = app.step(&mut rt, spec.churn_period * 3, &mut b, &mut l).unwrap();
+    assert_eq!(app.rounds, 3);
+    assert!(c.main_stall.ns == 0 || c.main_stall.ns > 0);
+    let live = app.data_objects(&rt.heap);
+    assert!(live.iter().all(|&o| rt.heap.is_alive(o)));
+    rt.collect(spec.churn_period * 3, GcCause::Explicit, Some(GcKind::Full { compact: true }), &mut b, &mut l);
+    // After a full GC, the heap holds just the data and holders again.
+    let holders = app.holders.len() as u64 * 4112;
+    assert_eq!(rt.heap.bytes_allocated, n as u64 * 4112 + holders);
+    assert!(before > 0);
+    let fleet = SyntheticSpec::fleet(512);
+    assert_eq!(fleet.footprint, 180_000_000);
+}
