@@ -19,6 +19,8 @@ enum Command {
     Run(cmd::run::Args),
     /// Benchmark the simulator's hot paths and print rates.
     Bench(cmd::bench::Args),
+    /// Summarise a heap dump (HPROF): objects, bytes, classes, roots, size and depth histograms.
+    Inspect(cmd::inspect::Args),
 }
 
 fn main() {
@@ -27,6 +29,7 @@ fn main() {
         None => cmd::run::run(cmd::run::Args::default()),
         Some(Command::Run(a)) => cmd::run::run(a),
         Some(Command::Bench(a)) => cmd::bench::run(a),
+        Some(Command::Inspect(a)) => cmd::inspect::run(a),
     };
     if let Err(e) = result {
         // One line, no backtrace: errors name the file, the place and what was expected.

@@ -1,2 +1,3 @@
 pub mod bench;
+pub mod inspect;
 pub mod run;
