@@ -204,6 +204,8 @@ pub struct Kernel {
     pub(crate) scratch_pages: Vec<PageIdx>,
     scratch_handles: Vec<SwapHandle>,
     pub(crate) scratch_handles_out: Vec<SwapHandle>,
+    scratch_cands: Vec<PageIdx>,
+    scratch_keep: Vec<(PageIdx, Pfn)>,
     scratch_loaded: Vec<Loaded>,
 }
 
@@ -295,6 +297,8 @@ impl Kernel {
             scratch_pages: Vec::new(),
             scratch_handles: Vec::new(),
             scratch_handles_out: Vec::new(),
+            scratch_cands: Vec::new(),
+            scratch_keep: Vec::new(),
             scratch_loaded: Vec::new(),
         })
     }
@@ -584,51 +588,58 @@ impl Kernel {
         handles.clear();
         list.clear();
         let window = (1usize << self.params.page_cluster).saturating_sub(1);
+        list.push(idx);
         if !self.backends[dev].synchronous() && window > 0 {
             self.backends[dev].neighbours(fault_page.loc, window, &mut handles);
-            let cands: Vec<PageIdx> = handles.iter().map(|&h| self.handle_owner[dev][h as usize]).collect();
+            let mut cands = std::mem::take(&mut self.scratch_cands);
+            cands.clear();
+            cands.extend(handles.iter().map(|&h| self.handle_owner[dev][h as usize]));
             self.hooks.fault.swap_readahead(idx, &cands, &mut list);
+            self.scratch_cands = cands;
+            let pages = &self.pt.pages;
+            let mut i = 1;
+            list.retain(|&q| {
+                i += 1;
+                let p = &pages[q as usize];
+                i == 2 || (q != idx && p.state == PageState::Swapped && p.swap_dev as usize == dev)
+            });
         }
-        list.retain(|&q| {
-            let p = &self.pt.pages[q as usize];
-            q != idx && p.state == PageState::Swapped && p.swap_dev as usize == dev
-        });
-        list.insert(0, idx);
 
         let mut stall = Stall::ZERO;
-        // Frames first (may reclaim, may OOM-kill).
-        let mut frames = Vec::with_capacity(list.len());
+        // Frames first (may reclaim, may OOM-kill); pages may change state meanwhile.
+        let mut keep = std::mem::take(&mut self.scratch_keep);
+        keep.clear();
         for (i, &q) in list.iter().enumerate() {
             match self.alloc_user_frame(now + stall.ns, actor, pid, &mut stall) {
-                Ok(pfn) => frames.push(pfn),
+                Ok(pfn) => keep.push((q, pfn)),
                 Err(e) if i == 0 => {
                     self.scratch_handles = handles;
                     self.scratch_pages = list;
+                    self.scratch_keep = keep;
                     return Err(e);
                 }
-                Err(_) => {
-                    let _ = q;
-                    break;
-                }
+                Err(_) => break,
             }
         }
-        list.truncate(frames.len());
-        // Pages may have changed state while we reclaimed (e.g. the process was killed).
-        let mut keep = Vec::with_capacity(list.len());
-        for (q, pfn) in list.iter().copied().zip(frames) {
+        // Drop pages that changed state while we reclaimed (e.g. the process was killed).
+        let mut j = 0;
+        while j < keep.len() {
+            let (q, pfn) = keep[j];
             let p = &self.pt.pages[q as usize];
             if p.state == PageState::Swapped && p.swap_dev as usize == dev {
-                keep.push((q, pfn));
+                j += 1;
             } else {
+                keep.swap_remove(j);
                 self.free_user_frame(pid, pfn);
             }
         }
         if keep.first().map(|k| k.0) != Some(idx) {
-            for (_, pfn) in keep {
+            for &(_, pfn) in keep.iter() {
                 self.free_user_frame(pid, pfn);
             }
             self.scratch_handles = handles;
             self.scratch_pages = list;
+            self.scratch_keep = keep;
             return Err(KernelError::Killed(pid));
         }
         handles.clear();
@@ -689,6 +700,7 @@ impl Kernel {
         self.scratch_loaded = loaded;
         self.scratch_handles = handles;
         self.scratch_pages = list;
+        self.scratch_keep = keep;
         self.sync_backend_frames();
         Ok(stall)
     }

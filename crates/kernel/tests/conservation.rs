@@ -3,6 +3,7 @@
 //! state and place, frames add up, LRU lists are consistent, and every swapped-in page comes back
 //! with the checksum of its content.
 
+use hotlaunch_kernel as kernel;
 use content::{ContentStore, SynthMix};
 use device::DeviceProfile;
 use engine::Actor;

@@ -125,7 +125,7 @@ impl Summary {
 /// The built-in app set: footprints in the range of the papers' apps (Ariadne Table 1 anon sizes
 /// at 10 s–5 min; file shares estimated), popularity decreasing Zipf-like (LiveLab).
 pub fn default_apps() -> Vec<PageApp> {
-    let spec: [(&str, u32, u32); 12] = [
+    let spec: [(&str, u32, u32); 20] = [
         ("YouTube", 260, 90),
         ("Twitter", 230, 70),
         ("Chrome", 300, 110),
@@ -138,6 +138,14 @@ pub fn default_apps() -> Vec<PageApp> {
         ("Reddit", 200, 60),
         ("GoogleEarth", 273, 110),
         ("CandyCrush", 250, 140),
+        ("BangDream", 400, 150),
+        ("SubwaySurfers", 260, 130),
+        ("AngryBirds", 220, 120),
+        ("Gmail", 150, 60),
+        ("Camera", 200, 70),
+        ("Messages", 120, 40),
+        ("Photos", 230, 80),
+        ("WhatsApp", 170, 60),
     ];
     spec.iter()
         .enumerate()
@@ -314,7 +322,16 @@ impl PageScenario {
             let pid = st.pid.expect("running");
             let actor = Actor::AppMain(pid);
             let mut stall: Nanos = 0;
-            let launch = if is_cold { &st.pages.working } else { &st.pages.launch };
+            // A cold start builds the whole anonymous footprint and reads the launch files.
+            let cold_set: Vec<u32>;
+            let launch = if is_cold {
+                cold_set = (0..st.anon_pages)
+                    .chain(st.pages.launch.iter().copied().filter(|&o| o >= st.anon_pages))
+                    .collect();
+                &cold_set
+            } else {
+                &st.pages.launch
+            };
             let mut killed = false;
             for &off in launch {
                 let (idx, write) = if off < st.anon_pages {
