@@ -19,6 +19,8 @@ use hdrhistogram::Histogram;
 use kernel::hooks::KernelHooks;
 use kernel::mm::ContentSource;
 use kernel::swap::{FlashSwap, SwapBackend};
+use kernel::zram::{Zram, ZramConfig};
+use content::CostTable;
 use kernel::types::*;
 use kernel::{Integrity, Kernel, MemInfo, VmStat};
 use rand::Rng;
@@ -38,11 +40,50 @@ pub struct PageApp {
     pub weight: f64,
 }
 
-/// Which swap devices the kernel gets.
+/// Which swap devices the kernel gets (sizes from the device profile unless overridden).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum SwapSetup {
     None,
+    /// A flash swap partition of `swap.flash_swap_mb`.
     Flash,
+    /// zram of `disksize_mb` (LRU + zram: stock Android).
+    Zram { disksize_mb: u64 },
+    /// zram first, then the flash partition when zram is full (Linux swap priorities).
+    ZramThenFlash { disksize_mb: u64 },
+}
+
+impl SwapSetup {
+    /// Parse `none`, `flash`, `zram`, `zram+flash`; zram takes `zram_mb` (or the device's size).
+    pub fn parse(s: &str, device: &DeviceProfile, zram_mb: Option<u64>) -> Result<Self, String> {
+        let mb = zram_mb.unwrap_or(device.swap.zram_disksize_mb);
+        let need_zram = |mb: u64| {
+            if mb == 0 {
+                Err(format!(
+                    "--swap {s}: device {} has no zram (swap.zram_disksize_mb = 0); give --zram-mb",
+                    device.name
+                ))
+            } else {
+                Ok(mb)
+            }
+        };
+        let need_flash = || {
+            if device.swap.flash_swap_mb == 0 {
+                Err(format!("--swap {s}: device {} has no flash swap (swap.flash_swap_mb = 0)", device.name))
+            } else {
+                Ok(())
+            }
+        };
+        match s {
+            "none" => Ok(SwapSetup::None),
+            "flash" => need_flash().map(|_| SwapSetup::Flash),
+            "zram" => Ok(SwapSetup::Zram { disksize_mb: need_zram(mb)? }),
+            "zram+flash" => {
+                need_flash()?;
+                Ok(SwapSetup::ZramThenFlash { disksize_mb: need_zram(mb)? })
+            }
+            other => Err(format!("--swap: unknown swap setup `{other}`; expected none, flash, zram or zram+flash")),
+        }
+    }
 }
 
 /// A page-level scenario.
@@ -163,6 +204,7 @@ pub fn default_apps() -> Vec<PageApp> {
 impl PageScenario {
     /// The default kernel-level scenario on `device`.
     pub fn default_on(device: DeviceProfile, seed: u64) -> Self {
+        let device_has_flash = device.swap.flash_swap_mb > 0;
         PageScenario {
             name: "page-level default".into(),
             device,
@@ -172,7 +214,7 @@ impl PageScenario {
             tick: 100 * NS_PER_MS,
             accesses_per_tick: 64,
             write_fraction: 0.3,
-            swap: SwapSetup::Flash,
+            swap: if device_has_flash { SwapSetup::Flash } else { SwapSetup::None },
             seed,
             contents_per_app: 512,
         }
@@ -216,12 +258,17 @@ struct AppState {
 
 impl PageScenario {
     fn build_backends(&self) -> Vec<Box<dyn SwapBackend>> {
+        let flash = || -> Box<dyn SwapBackend> { Box::new(FlashSwap::new((self.device.swap.flash_swap_mb * 256) as u32)) };
+        let zram = |mb: u64| -> Box<dyn SwapBackend> {
+            let mut cfg = ZramConfig::from_profile(&self.device);
+            cfg.disksize_bytes = mb << 20;
+            Box::new(Zram::new(cfg, CostTable::builtin()))
+        };
         match self.swap {
             SwapSetup::None => vec![],
-            SwapSetup::Flash => {
-                let pages = (self.device.swap.flash_swap_mb.max(512) * 256) as u32;
-                vec![Box::new(FlashSwap::new(pages))]
-            }
+            SwapSetup::Flash => vec![flash()],
+            SwapSetup::Zram { disksize_mb } => vec![zram(disksize_mb)],
+            SwapSetup::ZramThenFlash { disksize_mb } => vec![zram(disksize_mb), flash()],
         }
     }
 

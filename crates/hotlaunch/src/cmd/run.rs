@@ -20,9 +20,12 @@ pub struct Args {
     /// Number of app switches (default: the scenario's).
     #[arg(long)]
     pub switches: Option<u32>,
-    /// Run without any swap device.
+    /// Swap devices: none, flash, zram or zram+flash (default: the device's flash swap).
     #[arg(long)]
-    pub no_swap: bool,
+    pub swap: Option<String>,
+    /// zram disksize in MB (default: the device profile's `swap.zram_disksize_mb`).
+    #[arg(long)]
+    pub zram_mb: Option<u64>,
     /// Write the full results as JSON to this file.
     #[arg(long)]
     pub json: Option<PathBuf>,
@@ -78,8 +81,8 @@ pub fn scenario_from(args: &Args) -> anyhow::Result<PageScenario> {
         anyhow::ensure!(n > 0, "--switches: expected a positive number of switches, got 0");
         sc.switches = n;
     }
-    if args.no_swap {
-        sc.swap = SwapSetup::None;
+    if let Some(swap) = &args.swap {
+        sc.swap = SwapSetup::parse(swap, &sc.device, args.zram_mb).map_err(anyhow::Error::msg)?;
     }
     Ok(sc)
 }

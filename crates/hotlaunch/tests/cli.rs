@@ -1,0 +1,87 @@
+//! The command line on good and bad input: bad input exits non-zero with one line naming the
+//! file and the key, and never panics.
+
+use std::process::Command;
+
+fn hotlaunch(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_hotlaunch")).args(args).output().expect("run hotlaunch");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn bad_device(name: &str, edit: impl Fn(String) -> String) -> std::path::PathBuf {
+    let text = device::builtin_toml("pixel3").unwrap().to_string();
+    let dir = std::env::temp_dir().join(format!("hotlaunch-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, edit(text)).unwrap();
+    path
+}
+
+fn assert_clean_error(path: &std::path::Path, key: &str) {
+    let (code, _, err) = hotlaunch(&["run", "--device", path.to_str().unwrap(), "--switches", "1"]);
+    assert_ne!(code, 0, "must fail");
+    assert_ne!(code, 101, "must not panic: {err}");
+    let err = err.trim_end();
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    let file = path.file_name().unwrap().to_str().unwrap();
+    assert!(err.contains(file), "names the file: {err}");
+    assert!(err.contains(key), "names the key {key}: {err}");
+}
+
+fn replace_line(text: String, key: &str, new: &str) -> String {
+    text.lines()
+        .map(|l| if l.trim_start().starts_with(key) { new.to_string() } else { l.to_string() })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn unknown_key_is_rejected() {
+    let p = bad_device("unknown.toml", |t| t.replacen("[memory]", "[memory]\ndram_gigs = 4", 1));
+    assert_clean_error(&p, "dram_gigs");
+}
+
+#[test]
+fn malformed_toml_is_rejected() {
+    let p = bad_device("malformed.toml", |t| t.replacen("[memory]", "[memory\n", 1));
+    let (code, _, err) = hotlaunch(&["run", "--device", p.to_str().unwrap()]);
+    assert!(code != 0 && code != 101, "{err}");
+    assert!(err.contains("malformed.toml"), "{err}");
+}
+
+#[test]
+fn zero_and_negative_sizes_are_rejected() {
+    let p = bad_device("zero.toml", |t| replace_line(t, "dram_mb", "dram_mb = 0"));
+    assert_clean_error(&p, "dram_mb");
+    let p = bad_device("negative.toml", |t| replace_line(t, "dram_mb", "dram_mb = -4096"));
+    assert_clean_error(&p, "dram_mb");
+}
+
+#[test]
+fn device_smaller_than_its_reserve_is_rejected() {
+    let p = bad_device("tiny.toml", |t| replace_line(t, "dram_mb", "dram_mb = 512"));
+    assert_clean_error(&p, "reserve");
+}
+
+#[test]
+fn unknown_builtin_device_is_rejected() {
+    let (code, _, err) = hotlaunch(&["run", "--device", "pixel99"]);
+    assert!(code != 0 && code != 101, "{err}");
+    assert!(err.contains("pixel99"), "{err}");
+}
+
+#[test]
+fn run_writes_json() {
+    let dir = std::env::temp_dir().join(format!("hotlaunch-cli-json-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let json = dir.join("out.json");
+    let (code, out, err) = hotlaunch(&["run", "--switches", "5", "--json", json.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("hot-switch stall"), "{out}");
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["switches"], 5);
+}
