@@ -8,8 +8,8 @@
 //!
 //! # What is modelled
 //! - `nr_pages` 4 KiB frames, orders `0..=MAX_ORDER` (10, 4 MiB), one free list per
-//!   (order, migrate type). Lists are **intrusive doubly linked lists over PFNs** (dense `next` /
-//!   `prev` arrays with one sentinel node per list, so every list operation is O(1) and
+//!   (order, migrate type). Lists are **intrusive doubly linked lists over PFNs** (dense, interleaved
+//!   `next`/`prev` arrays with one sentinel node per list, so every list operation is O(1) and
 //!   branch-free), and one state byte per frame says "head of a free block of order k on list t",
 //!   "head of an allocated block of order k requested as type t" or "inside a block". No per-block
 //!   heap allocation; 12 GB (3.1 M frames) costs ~28 MB of host memory.
@@ -170,9 +170,9 @@ pub struct BuddyAllocator {
     pageblock_order: u8,
     /// Per frame: `TAIL`, a free head `(mt << 4) | order`, or an allocated head `0x80 | (mt << 4) | order`.
     state: Vec<u8>,
-    /// Intrusive list links; entries `nr_pages + list_id` are the list sentinels.
-    next: Vec<u32>,
-    prev: Vec<u32>,
+    /// Intrusive list links (next and prev interleaved: one cache line per list operation);
+    /// entries `nr_pages + list_id` are the list sentinels.
+    links: Vec<Link>,
     nr_free: [[u64; NR_MT]; NR_ORDERS],
     /// Bit `o` of `nonempty[mt]` is set iff list (o, mt) is non-empty.
     nonempty: [u16; NR_MT],
@@ -200,6 +200,13 @@ impl std::fmt::Debug for BuddyAllocator {
     }
 }
 
+/// Links of one intrusive list node.
+#[derive(Clone, Copy)]
+struct Link {
+    next: u32,
+    prev: u32,
+}
+
 #[inline]
 fn list_id(order: u8, mt: u8) -> u32 {
     order as u32 * NR_MT as u32 + mt as u32
@@ -219,19 +226,19 @@ impl BuddyAllocator {
             "pageblock_order must be in 1..={MAX_ORDER}"
         );
         let n = nr_pages as usize;
-        let mut next = vec![NIL; n + NR_LISTS];
-        let mut prev = vec![NIL; n + NR_LISTS];
+        let mut links = vec![Link { next: NIL, prev: NIL }; n + NR_LISTS];
         for id in 0..NR_LISTS as u32 {
-            next[(nr_pages + id) as usize] = nr_pages + id;
-            prev[(nr_pages + id) as usize] = nr_pages + id;
+            links[(nr_pages + id) as usize] = Link {
+                next: nr_pages + id,
+                prev: nr_pages + id,
+            };
         }
         let nr_pb = ((nr_pages as u64 + (1u64 << pageblock_order) - 1) >> pageblock_order) as usize;
         let mut a = BuddyAllocator {
             nr_pages,
             pageblock_order,
             state: vec![TAIL; n],
-            next,
-            prev,
+            links,
             nr_free: [[0; NR_MT]; NR_ORDERS],
             nonempty: [0; NR_MT],
             free_pages: 0,
@@ -627,11 +634,11 @@ impl BuddyAllocator {
                 let mut x = s;
                 let mut count = 0u64;
                 loop {
-                    let nx = self.next[x as usize];
-                    if nx as usize >= self.next.len() {
+                    let nx = self.links[x as usize].next;
+                    if nx as usize >= self.links.len() {
                         return Err(format!("list ({o},{mt}): next[{x}] = {nx} out of range"));
                     }
-                    if self.prev[nx as usize] != x {
+                    if self.links[nx as usize].prev != x {
                         return Err(format!("list ({o},{mt}): prev[next[{x}]] != {x}"));
                     }
                     if nx == s {
@@ -773,14 +780,14 @@ impl BuddyAllocator {
     fn add_free(&mut self, pfn: u32, order: u8, mt: u8, to_tail: bool) {
         let s = self.sentinel(order, mt);
         let (p, n) = if to_tail {
-            (self.prev[s as usize], s)
+            (self.links[s as usize].prev, s)
         } else {
-            (s, self.next[s as usize])
+            (s, self.links[s as usize].next)
         };
-        self.next[pfn as usize] = n;
-        self.prev[pfn as usize] = p;
-        self.next[p as usize] = pfn;
-        self.prev[n as usize] = pfn;
+        self.links[pfn as usize].next = n;
+        self.links[pfn as usize].prev = p;
+        self.links[p as usize].next = pfn;
+        self.links[n as usize].prev = pfn;
         self.state[pfn as usize] = free_state(order, mt);
         self.nr_free[order as usize][mt as usize] += 1;
         self.nonempty[mt as usize] |= 1 << order;
@@ -790,10 +797,10 @@ impl BuddyAllocator {
     /// Take a free block off its list (the caller rewrites its state byte).
     #[inline]
     fn del_free(&mut self, pfn: u32, order: u8, mt: u8) {
-        let n = self.next[pfn as usize];
-        let p = self.prev[pfn as usize];
-        self.next[p as usize] = n;
-        self.prev[n as usize] = p;
+        let n = self.links[pfn as usize].next;
+        let p = self.links[pfn as usize].prev;
+        self.links[p as usize].next = n;
+        self.links[n as usize].prev = p;
         let c = &mut self.nr_free[order as usize][mt as usize];
         *c -= 1;
         if *c == 0 {
@@ -819,7 +826,7 @@ impl BuddyAllocator {
             return None;
         }
         let cur = mask.trailing_zeros() as u8;
-        let pfn = self.next[self.sentinel(cur, mt) as usize];
+        let pfn = self.links[self.sentinel(cur, mt) as usize].next;
         self.del_free(pfn, cur, mt);
         self.expand(pfn, order, cur, mt);
         self.state[pfn as usize] = alloc_state(order, mt);
@@ -874,7 +881,7 @@ impl BuddyAllocator {
         }
         let (cur, block_mt, whole_block) = found?;
         self.stats.fallback_steals += 1;
-        let pfn = self.next[self.sentinel(cur, block_mt) as usize];
+        let pfn = self.links[self.sentinel(cur, block_mt) as usize].next;
         let pbo = self.pageblock_order;
         if cur >= pbo {
             self.del_free(pfn, cur, block_mt);
