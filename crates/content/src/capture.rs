@@ -43,11 +43,15 @@ pub struct MapsEntry {
 impl MapsEntry {
     /// Anonymous memory (no file behind it).
     pub fn is_anonymous(&self) -> bool {
-        self.inode == 0 && (self.name.is_empty() || self.name.starts_with('[') || self.name.starts_with("/dev/zero"))
+        self.inode == 0
+            && (self.name.is_empty() || self.name.starts_with('[') || self.name.starts_with("/dev/zero"))
     }
 
     fn is_special(&self) -> bool {
-        matches!(self.name.as_str(), "[vvar]" | "[vdso]" | "[vsyscall]" | "[vvar_vclock]" | "[uprobes]")
+        matches!(
+            self.name.as_str(),
+            "[vvar]" | "[vdso]" | "[vsyscall]" | "[vvar_vclock]" | "[uprobes]"
+        )
     }
 }
 
@@ -73,8 +77,13 @@ pub fn parse_maps_line(l: &str) -> Option<MapsEntry> {
 fn io_err(path: &str, e: std::io::Error, pid: u32) -> CaptureError {
     match e.kind() {
         std::io::ErrorKind::NotFound => CaptureError::NoProcess(pid),
-        std::io::ErrorKind::PermissionDenied => CaptureError::Permission { path: path.to_string() },
-        _ => CaptureError::Io { path: path.to_string(), source: e },
+        std::io::ErrorKind::PermissionDenied => CaptureError::Permission {
+            path: path.to_string(),
+        },
+        _ => CaptureError::Io {
+            path: path.to_string(),
+            source: e,
+        },
     }
 }
 
@@ -89,17 +98,27 @@ pub fn capture_pid(pid: u32, file_backed: bool, max_pages: usize) -> Result<Corp
     let mut entries = Vec::new();
     for (i, line) in BufReader::new(maps).lines().enumerate() {
         let line = line.map_err(|e| io_err(&maps_path, e, pid))?;
-        let e = parse_maps_line(&line).ok_or_else(|| CaptureError::BadMaps { pid, line: i + 1, text: line.clone() })?;
+        let e = parse_maps_line(&line).ok_or_else(|| CaptureError::BadMaps {
+            pid,
+            line: i + 1,
+            text: line.clone(),
+        })?;
         entries.push(e);
     }
-    let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default().trim().to_string();
+    let comm = std::fs::read_to_string(format!("/proc/{pid}/comm"))
+        .unwrap_or_default()
+        .trim()
+        .to_string();
     let mem_path = format!("/proc/{pid}/mem");
     let mem = File::open(&mem_path).map_err(|e| io_err(&mem_path, e, pid))?;
     let mut corpus = Corpus::default();
     let mut buf = vec![0u8; 64 * PAGE_SIZE];
     let mut any_read = false;
     let mut perm_error = None;
-    'outer: for e in entries.iter().filter(|e| e.readable && !e.is_special() && (file_backed || e.is_anonymous())) {
+    'outer: for e in entries
+        .iter()
+        .filter(|e| e.readable && !e.is_special() && (file_backed || e.is_anonymous()))
+    {
         let mut addr = e.start;
         while addr < e.end {
             let n = ((e.end - addr) as usize).min(buf.len());
@@ -165,7 +184,9 @@ pub fn capture_demo_jvm(heap_mb: u32) -> Result<Corpus, String> {
     let mut child = KillOnDrop(child);
     let stdout = child.0.stdout.take().ok_or("no stdout from java")?;
     let mut line = String::new();
-    std::io::BufReader::new(stdout).read_line(&mut line).map_err(|e| format!("reading java output: {e}"))?;
+    std::io::BufReader::new(stdout)
+        .read_line(&mut line)
+        .map_err(|e| format!("reading java output: {e}"))?;
     if !line.starts_with("READY") {
         return Err(format!("java did not become ready (said {line:?})"));
     }

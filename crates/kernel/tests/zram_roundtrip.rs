@@ -26,7 +26,10 @@ fn roundtrip(
     let mut z = Zram::with_planner(
         cfg,
         CostTable::builtin(),
-        Box::new(FixedPlanner { chunk_bytes: chunk, codec: None }),
+        Box::new(FixedPlanner {
+            chunk_bytes: chunk,
+            codec: None,
+        }),
     );
     let mut flash = FlashDevice::new(100_000, 200_000, 2000.0, 1000.0);
     let mut handles = Vec::new();
@@ -34,16 +37,31 @@ fn roundtrip(
     for (i, chunk_ids) in ids.chunks(32).enumerate() {
         batch.clear();
         for (k, &id) in chunk_ids.iter().enumerate() {
-            batch.push(SwapOutPage { page: (i * 32 + k) as u32, pid: 1, content: id, tag: 0 });
+            batch.push(SwapOutPage {
+                page: (i * 32 + k) as u32,
+                pid: 1,
+                content: id,
+                tag: 0,
+            });
         }
-        let mut env = BackendEnv { now: 0, contents: store, cpu_factor: 1.0, flash: &mut flash };
+        let mut env = BackendEnv {
+            now: 0,
+            contents: store,
+            cpu_factor: 1.0,
+            flash: &mut flash,
+        };
         z.store(&mut env, &batch, &mut handles).expect("store fits");
     }
     assert_eq!(handles.len(), ids.len());
     let stat = z.mm_stat();
     assert_eq!(stat.orig_data_size, ids.len() as u64 * 4096);
     if writeback.is_some() {
-        let mut env = BackendEnv { now: 0, contents: store, cpu_factor: 1.0, flash: &mut flash };
+        let mut env = BackendEnv {
+            now: 0,
+            contents: store,
+            cpu_factor: 1.0,
+            flash: &mut flash,
+        };
         // Half of the chunks go to flash.
         z.mark_idle();
         let sel: Vec<u32> = handles.iter().copied().step_by(2).collect();
@@ -52,7 +70,12 @@ fn roundtrip(
     }
     let mut mismatches = 0;
     for (h, &id) in handles.iter().zip(ids) {
-        let mut env = BackendEnv { now: 0, contents: store, cpu_factor: 1.0, flash: &mut flash };
+        let mut env = BackendEnv {
+            now: 0,
+            contents: store,
+            cpu_factor: 1.0,
+            flash: &mut flash,
+        };
         let l = z.load(&mut env, *h);
         if l.checksum != store.checksum(id) {
             mismatches += 1;
@@ -63,10 +86,18 @@ fn roundtrip(
         z.free(*h);
     }
     let end = z.mm_stat();
-    assert_eq!((end.orig_data_size, end.compr_data_size, end.mem_used_total), (0, 0, 0));
+    assert_eq!(
+        (end.orig_data_size, end.compr_data_size, end.mem_used_total),
+        (0, 0, 0)
+    );
     assert_eq!((end.same_pages, end.huge_pages, z.bd_stat().bd_count), (0, 0, 0));
     assert_eq!(z.usage().dram_pages, 0);
-    Outcome { pages: ids.len() as u64, mismatches, stat, bd_reads }
+    Outcome {
+        pages: ids.len() as u64,
+        mismatches,
+        stat,
+        bd_reads,
+    }
 }
 
 fn synthetic() -> (ContentStore, Vec<ContentId>) {
@@ -157,12 +188,27 @@ fn disksize_limit_returns_full() {
     let ids: Vec<ContentId> = s.append_synthetic(&SynthMix::default(), 64, 1).collect();
     let mut z = Zram::new(ZramConfig::new(40 * 4096, Codec::Lz4), CostTable::builtin());
     let mut flash = FlashDevice::new(100_000, 200_000, 2000.0, 1000.0);
-    let mut env = BackendEnv { now: 0, contents: &s, cpu_factor: 1.0, flash: &mut flash };
-    let batch: Vec<SwapOutPage> =
-        ids[..32].iter().map(|&c| SwapOutPage { page: c, pid: 1, content: c, tag: 0 }).collect();
+    let mut env = BackendEnv {
+        now: 0,
+        contents: &s,
+        cpu_factor: 1.0,
+        flash: &mut flash,
+    };
+    let batch: Vec<SwapOutPage> = ids[..32]
+        .iter()
+        .map(|&c| SwapOutPage {
+            page: c,
+            pid: 1,
+            content: c,
+            tag: 0,
+        })
+        .collect();
     let mut h = Vec::new();
     assert!(z.store(&mut env, &batch, &mut h).is_ok());
-    assert_eq!(z.store(&mut env, &batch, &mut h), Err(hotlaunch_kernel::swap::SwapError::Full));
+    assert_eq!(
+        z.store(&mut env, &batch, &mut h),
+        Err(hotlaunch_kernel::swap::SwapError::Full)
+    );
     assert_eq!(h.len(), 32);
 }
 
@@ -185,10 +231,20 @@ fn same_and_huge_pages_are_accounted_like_linux() {
     let text = s.push_page(&b"hello zram ".repeat(373)[..4096]);
     let mut z = Zram::new(ZramConfig::new(1 << 20, Codec::Lz4), CostTable::builtin());
     let mut flash = FlashDevice::new(100_000, 200_000, 2000.0, 1000.0);
-    let mut env = BackendEnv { now: 0, contents: &s, cpu_factor: 1.0, flash: &mut flash };
+    let mut env = BackendEnv {
+        now: 0,
+        contents: &s,
+        cpu_factor: 1.0,
+        flash: &mut flash,
+    };
     let batch: Vec<SwapOutPage> = [zero, ff, huge, text]
         .iter()
-        .map(|&c| SwapOutPage { page: c, pid: 1, content: c, tag: 0 })
+        .map(|&c| SwapOutPage {
+            page: c,
+            pid: 1,
+            content: c,
+            tag: 0,
+        })
         .collect();
     let mut h = Vec::new();
     z.store(&mut env, &batch, &mut h).unwrap();

@@ -41,6 +41,7 @@
 //! `bd_stat_show`, `writeback_store`), `zsmalloc.c`; Ariadne (chunk sizes, §3 / Fig. 6);
 //! REFERENCE.md "zram and zsmalloc".
 
+pub mod linux;
 pub mod zsmalloc;
 
 use crate::swap::{BackendEnv, BackendUsage, IoCost, Loaded, SwapBackend, SwapError, SwapOutPage};
@@ -71,12 +72,20 @@ pub struct ChunkPlan {
 impl ChunkPlan {
     /// `pages` whole pages compressed together.
     pub fn pages(pages: u16, codec: Codec) -> Self {
-        Self { pages, sub_bytes: 0, codec }
+        Self {
+            pages,
+            sub_bytes: 0,
+            codec,
+        }
     }
 
     /// One page split into chunks of `sub_bytes`.
     pub fn sub_page(sub_bytes: u32, codec: Codec) -> Self {
-        Self { pages: 1, sub_bytes, codec }
+        Self {
+            pages: 1,
+            sub_bytes,
+            codec,
+        }
     }
 
     fn validate(&self) -> Result<(), String> {
@@ -88,7 +97,10 @@ impl ChunkPlan {
                 || !self.sub_bytes.is_power_of_two()
                 || !(MIN_SUB_CHUNK..PAGE_SIZE as u32).contains(&self.sub_bytes))
         {
-            return Err(format!("sub-page chunk of {} B over {} pages", self.sub_bytes, self.pages));
+            return Err(format!(
+                "sub-page chunk of {} B over {} pages",
+                self.sub_bytes, self.pages
+            ));
         }
         Ok(())
     }
@@ -173,7 +185,12 @@ impl ZramConfig {
 
     /// From a device profile: `swap.zram_disksize_mb` and `swap.zram_codec`.
     pub fn from_profile(d: &device::DeviceProfile) -> Self {
-        let codec: Codec = d.swap.zram_codec.as_str().parse().expect("device codecs are zram codecs");
+        let codec: Codec = d
+            .swap
+            .zram_codec
+            .as_str()
+            .parse()
+            .expect("device codecs are zram codecs");
         Self::new(d.swap.zram_disksize_mb * 1024 * 1024, codec)
     }
 }
@@ -195,7 +212,10 @@ pub struct MmStat {
 impl MmStat {
     /// Parse the kernel's `mm_stat` line (9 or more numbers; extra fields ignored).
     pub fn parse(line: &str) -> Option<Self> {
-        let v: Vec<u64> = line.split_whitespace().map(|t| t.parse().ok()).collect::<Option<_>>()?;
+        let v: Vec<u64> = line
+            .split_whitespace()
+            .map(|t| t.parse().ok())
+            .collect::<Option<_>>()?;
         if v.len() < 8 {
             return None;
         }
@@ -254,9 +274,13 @@ struct Part {
 enum Location {
     Pool,
     /// Written back decompressed: one block per page; checksums of the bytes written.
-    BackingRaw { sums: Vec<u64> },
+    BackingRaw {
+        sums: Vec<u64>,
+    },
     /// Written back compressed, in `blocks` 4 KiB blocks.
-    BackingCompressed { blocks: u32 },
+    BackingCompressed {
+        blocks: u32,
+    },
 }
 
 #[derive(Debug)]
@@ -305,7 +329,9 @@ pub struct Zram {
 /// The fill value if every 64-bit word of `page` is equal (`page_same_filled`).
 pub fn same_filled(page: &[u8]) -> Option<u64> {
     let first = u64::from_le_bytes(page[..8].try_into().expect("8 bytes"));
-    page.chunks_exact(8).all(|w| u64::from_le_bytes(w.try_into().expect("8 bytes")) == first).then_some(first)
+    page.chunks_exact(8)
+        .all(|w| u64::from_le_bytes(w.try_into().expect("8 bytes")) == first)
+        .then_some(first)
 }
 
 fn filled_checksum(v: u64) -> u64 {
@@ -442,12 +468,22 @@ impl Zram {
             allocs.push(self.pool.alloc(PAGE_SIZE));
             left -= PAGE_SIZE;
         }
-        let tail = if left >= self.pool.huge_class_size() { PAGE_SIZE } else { left };
+        let tail = if left >= self.pool.huge_class_size() {
+            PAGE_SIZE
+        } else {
+            left
+        };
         allocs.push(self.pool.alloc(tail));
         (allocs, comp as u32)
     }
 
-    fn store_chunk(&mut self, env: &BackendEnv, plan: ChunkPlan, pages: &[SwapOutPage], cost: &mut IoCost) -> u32 {
+    fn store_chunk(
+        &mut self,
+        env: &BackendEnv,
+        plan: ChunkPlan,
+        pages: &[SwapOutPage],
+        cost: &mut IoCost,
+    ) -> u32 {
         let ids: Box<[ContentId]> = pages.iter().map(|p| p.content).collect();
         let codec = plan.codec;
         let huge = self.pool.huge_class_size();
@@ -455,31 +491,52 @@ impl Zram {
         let raw;
         let mut compress_ns = 0.0;
         if plan.sub_bytes != 0 {
-            let n = PAGE_SIZE as u32 / plan.sub_bytes;
+            let n = PAGE_SIZE as u32 >> plan.sub_bytes.trailing_zeros();
             let blobs: Vec<Arc<Blob>> = (0..n)
                 .map(|k| {
-                    let key = ChunkKey { codec, chunk_bytes: plan.sub_bytes, offset: k * plan.sub_bytes, ids: ids.clone() };
+                    let key = ChunkKey {
+                        codec,
+                        chunk_bytes: plan.sub_bytes,
+                        offset: k * plan.sub_bytes,
+                        ids: ids.clone(),
+                    };
                     compress_ns += self.costs.compress_ns(codec, plan.sub_bytes as usize);
                     self.memo.get(env.contents, &key)
                 })
                 .collect();
-            let total: usize = blobs.iter().map(|b| b.compressed_len().min(plan.sub_bytes as usize)).sum();
+            let total: usize = blobs
+                .iter()
+                .map(|b| b.compressed_len().min(plan.sub_bytes as usize))
+                .sum();
             raw = total >= huge;
             if raw {
                 // The page is stored whole and raw: one 4 KiB object; keep the blobs (unused).
                 let (allocs, stored) = self.alloc_objects(PAGE_SIZE, PAGE_SIZE, true);
-                parts.push(Part { blob: blobs[0].clone(), stored, allocs });
+                parts.push(Part {
+                    blob: blobs[0].clone(),
+                    stored,
+                    allocs,
+                });
             } else {
                 for b in blobs {
                     let c = b.compressed_len();
                     let part_raw = c >= plan.sub_bytes as usize;
                     let (allocs, stored) = self.alloc_objects(c, plan.sub_bytes as usize, part_raw);
-                    parts.push(Part { blob: b, stored, allocs });
+                    parts.push(Part {
+                        blob: b,
+                        stored,
+                        allocs,
+                    });
                 }
             }
         } else {
             let orig = pages.len() * PAGE_SIZE;
-            let key = ChunkKey { codec, chunk_bytes: orig as u32, offset: 0, ids: ids.clone() };
+            let key = ChunkKey {
+                codec,
+                chunk_bytes: orig as u32,
+                offset: 0,
+                ids: ids.clone(),
+            };
             compress_ns += self.costs.compress_ns(codec, orig);
             let blob = self.memo.get(env.contents, &key);
             let c = blob.compressed_len();
@@ -533,7 +590,8 @@ impl Zram {
             dns += self.costs.decompress_ns(p.blob.codec, p.blob.orig_len as usize);
         }
         cost.decompress_ns += ns(dns * cpu_factor);
-        if self.cfg.verify == Verify::Memoised && chunk.parts.iter().all(|p| p.blob.verified() == Some(true)) {
+        if self.cfg.verify == Verify::Memoised && chunk.parts.iter().all(|p| p.blob.verified() == Some(true))
+        {
             return (contents.checksum(id), cost);
         }
         let sum = if chunk.sub_bytes != 0 {
@@ -609,7 +667,9 @@ impl Zram {
         }
         let mut pages_done = 0u64;
         for cid in chosen {
-            let Some(chunk) = self.chunks[cid as usize].as_ref() else { continue };
+            let Some(chunk) = self.chunks[cid as usize].as_ref() else {
+                continue;
+            };
             if !matches!(chunk.loc, Location::Pool) {
                 continue;
             }
@@ -627,7 +687,9 @@ impl Zram {
                 self.bytes_written += b;
                 self.bd.bd_writes += blocks;
                 self.bd.bd_count += blocks;
-                Location::BackingCompressed { blocks: blocks as u32 }
+                Location::BackingCompressed {
+                    blocks: blocks as u32,
+                }
             } else {
                 // Linux: read each page (decompressing) and write it as a 4 KiB block.
                 let n = chunk.ids.len();
@@ -680,7 +742,14 @@ impl Zram {
             // Compressed writeback still needs the blobs to decompress on load.
             if self.cfg.writeback_compressed {
                 let chunk = self.chunks[cid as usize].as_mut().expect("chunk");
-                chunk.parts = parts.into_iter().map(|p| Part { allocs: Vec::new(), stored: 0, ..p }).collect();
+                chunk.parts = parts
+                    .into_iter()
+                    .map(|p| Part {
+                        allocs: Vec::new(),
+                        stored: 0,
+                        ..p
+                    })
+                    .collect();
             }
         }
         cost
@@ -736,7 +805,11 @@ impl SwapBackend for Zram {
         let rest_idx = std::mem::take(&mut self.rest_idx);
         self.planner.plan(&rest, self.cfg.codec, &mut plans);
         let covered: usize = plans.iter().map(|p| p.pages as usize).sum();
-        assert_eq!(covered, rest.len(), "chunk planner must cover every page of the request");
+        assert_eq!(
+            covered,
+            rest.len(),
+            "chunk planner must cover every page of the request"
+        );
         let mut at = 0;
         for plan in &plans {
             if let Err(e) = plan.validate() {
@@ -745,9 +818,16 @@ impl SwapBackend for Zram {
             let n = plan.pages as usize;
             let cid = self.store_chunk(env, *plan, &rest[at..at + n], &mut cost);
             for k in 0..n {
-                let h = self.alloc_slot(Slot::InChunk { chunk: cid, index: k as u16 });
+                let h = self.alloc_slot(Slot::InChunk {
+                    chunk: cid,
+                    index: k as u16,
+                });
                 handles[base + rest_idx[at + k]] = h;
-                self.chunks[cid as usize].as_mut().expect("new chunk").handles.push(h);
+                self.chunks[cid as usize]
+                    .as_mut()
+                    .expect("new chunk")
+                    .handles
+                    .push(h);
             }
             at += n;
         }
@@ -763,13 +843,17 @@ impl SwapBackend for Zram {
             Slot::Free => panic!("zram load of free handle {handle}"),
             Slot::Same(v) => Loaded {
                 checksum: filled_checksum(v),
-                cost: IoCost { cpu_other_ns: ns(self.cfg.copy_ns_per_page * env.cpu_factor), ..Default::default() },
+                cost: IoCost {
+                    cpu_other_ns: ns(self.cfg.copy_ns_per_page * env.cpu_factor),
+                    ..Default::default()
+                },
             },
             Slot::InChunk { chunk, index } => {
                 let c = self.chunks[chunk as usize].as_ref().expect("live chunk");
                 match &c.loc {
                     Location::Pool => {
-                        let (checksum, cost) = self.recover(env.contents, chunk, index as usize, env.cpu_factor);
+                        let (checksum, cost) =
+                            self.recover(env.contents, chunk, index as usize, env.cpu_factor);
                         Loaded { checksum, cost }
                     }
                     Location::BackingRaw { sums } => {
@@ -779,7 +863,11 @@ impl SwapBackend for Zram {
                         self.bytes_read += PAGE_SIZE as u64;
                         Loaded {
                             checksum: s,
-                            cost: IoCost { wait_ns: wait, bytes_read: PAGE_SIZE as u64, ..Default::default() },
+                            cost: IoCost {
+                                wait_ns: wait,
+                                bytes_read: PAGE_SIZE as u64,
+                                ..Default::default()
+                            },
                         }
                     }
                     Location::BackingCompressed { blocks } => {
@@ -787,7 +875,8 @@ impl SwapBackend for Zram {
                         let wait = env.flash.read(env.now, b);
                         self.bd.bd_reads += *blocks as u64;
                         self.bytes_read += b;
-                        let (checksum, mut cost) = self.recover(env.contents, chunk, index as usize, env.cpu_factor);
+                        let (checksum, mut cost) =
+                            self.recover(env.contents, chunk, index as usize, env.cpu_factor);
                         cost.wait_ns += wait;
                         cost.bytes_read += b;
                         Loaded { checksum, cost }
@@ -824,7 +913,9 @@ impl SwapBackend for Zram {
                 if out.len() >= max {
                     break;
                 }
-                if h != handle && matches!(self.slots[h as usize], Slot::InChunk { chunk: x, .. } if x == *chunk) {
+                if h != handle
+                    && matches!(self.slots[h as usize], Slot::InChunk { chunk: x, .. } if x == *chunk)
+                {
                     out.push(h);
                 }
             }

@@ -60,7 +60,11 @@ pub fn chain_size(class_size: usize, max_chain: usize) -> usize {
 
 /// `get_size_class_index` for an allocation of `size` bytes *including* the handle.
 pub fn size_class_index(size: usize) -> usize {
-    let idx = if size > ZS_MIN_ALLOC_SIZE { (size - ZS_MIN_ALLOC_SIZE).div_ceil(ZS_SIZE_CLASS_DELTA) } else { 0 };
+    let idx = if size > ZS_MIN_ALLOC_SIZE {
+        (size - ZS_MIN_ALLOC_SIZE).div_ceil(ZS_SIZE_CLASS_DELTA)
+    } else {
+        0
+    };
     idx.min(ZS_SIZE_CLASSES - 1)
 }
 
@@ -91,10 +95,18 @@ impl SizeClasses {
                     continue;
                 }
             }
-            classes.push(ClassInfo { size, pages_per_zspage: pages, objs_per_zspage: objs });
+            classes.push(ClassInfo {
+                size,
+                pages_per_zspage: pages,
+                objs_per_zspage: objs,
+            });
             index_to_class[i] = (classes.len() - 1) as u8;
         }
-        Self { index_to_class, classes, huge_class_size }
+        Self {
+            index_to_class,
+            classes,
+            huge_class_size,
+        }
     }
 
     /// The class an object of `size` bytes (zs_malloc argument, handle not included) lands in.
@@ -140,9 +152,17 @@ impl ZsPool {
     pub fn new(max_chain: usize) -> Self {
         let classes = SizeClasses::new(max_chain);
         let state = (0..classes.classes.len())
-            .map(|_| ClassState { lists: vec![Vec::new(); NR_FULLNESS], ..Default::default() })
+            .map(|_| ClassState {
+                lists: vec![Vec::new(); NR_FULLNESS],
+                ..Default::default()
+            })
             .collect();
-        Self { classes, state, pages_allocated: 0, pages_compacted: 0 }
+        Self {
+            classes,
+            state,
+            pages_allocated: 0,
+            pages_compacted: 0,
+        }
     }
 
     pub fn huge_class_size(&self) -> usize {
@@ -202,7 +222,11 @@ impl ZsPool {
                 let z = match st.released.pop() {
                     Some(z) => z,
                     None => {
-                        st.zspages.push(Zspage { inuse: 0, group: 0, pos: 0 });
+                        st.zspages.push(Zspage {
+                            inuse: 0,
+                            group: 0,
+                            pos: 0,
+                        });
                         (st.zspages.len() - 1) as u32
                     }
                 };
@@ -224,7 +248,10 @@ impl ZsPool {
         let info = self.classes.classes[loc.class as usize];
         let st = &mut self.state[loc.class as usize];
         let z = loc.zspage;
-        debug_assert!(st.zspages[z as usize].inuse > 0, "free of an object in an empty zspage");
+        debug_assert!(
+            st.zspages[z as usize].inuse > 0,
+            "free of an object in an empty zspage"
+        );
         Self::unlink(st, z);
         st.zspages[z as usize].inuse -= 1;
         st.live_objs -= 1;
@@ -244,7 +271,9 @@ impl ZsPool {
         self.state
             .iter()
             .zip(&self.classes.classes)
-            .map(|(st, info)| st.live_objs.div_ceil(info.objs_per_zspage as u64) * info.pages_per_zspage as u64)
+            .map(|(st, info)| {
+                st.live_objs.div_ceil(info.objs_per_zspage as u64) * info.pages_per_zspage as u64
+            })
             .sum()
     }
 
@@ -277,10 +306,16 @@ mod tests {
         assert_eq!(cl.objs_per_zspage, 256);
         // 4096-byte objects: class 4096, one page, one object.
         let huge = c.classes[c.class_for(4096) as usize];
-        assert_eq!((huge.size, huge.pages_per_zspage, huge.objs_per_zspage), (4096, 1, 1));
+        assert_eq!(
+            (huge.size, huge.pages_per_zspage, huge.objs_per_zspage),
+            (4096, 1, 1)
+        );
         // 24 bytes + 8 = 32: the smallest class, 1 page (power of two), 128 objects.
         let small = c.classes[c.class_for(24) as usize];
-        assert_eq!((small.size, small.pages_per_zspage, small.objs_per_zspage), (32, 1, 128));
+        assert_eq!(
+            (small.size, small.pages_per_zspage, small.objs_per_zspage),
+            (32, 1, 128)
+        );
         // Classes above huge_class_size all merge into the 4096 one? No: they merge among
         // themselves only when (pages, objs) agree: all are (1, 1), so they are one class.
         assert_eq!(c.class_for(3700), c.class_for(4000));
