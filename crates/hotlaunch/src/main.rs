@@ -21,6 +21,14 @@ enum Command {
     Bench(cmd::bench::Args),
     /// Summarise a heap dump (HPROF): objects, bytes, classes, roots, size and depth histograms.
     Inspect(cmd::inspect::Args),
+    /// Capture a process's non-zero anonymous pages into a corpus file.
+    Capture(cmd::capture::Args),
+    /// Measure the codec cost table on this host.
+    Calibrate(cmd::calibrate::Args),
+    /// Compression ratio and cost per codec and chunk size on a corpus (Ariadne Fig. 6).
+    CompressStudy(cmd::compress_study::Args),
+    /// Compare the zram model's mm_stat with a real zram device on a corpus.
+    ZramCheck(cmd::zram_check::Args),
 }
 
 fn main() {
@@ -30,6 +38,10 @@ fn main() {
         Some(Command::Run(a)) => cmd::run::run(a),
         Some(Command::Bench(a)) => cmd::bench::run(a),
         Some(Command::Inspect(a)) => cmd::inspect::run(a),
+        Some(Command::Capture(a)) => cmd::capture::run(a),
+        Some(Command::Calibrate(a)) => cmd::calibrate::run(a),
+        Some(Command::CompressStudy(a)) => cmd::compress_study::run(a),
+        Some(Command::ZramCheck(a)) => cmd::zram_check::run(a),
     };
     if let Err(e) = result {
         // One line, no backtrace: errors name the file, the place and what was expected.

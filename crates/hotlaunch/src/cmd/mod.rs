@@ -1,3 +1,7 @@
 pub mod bench;
 pub mod inspect;
 pub mod run;
+pub mod calibrate;
+pub mod capture;
+pub mod compress_study;
+pub mod zram_check;
