@@ -1,0 +1,66 @@
+//! Stock Android: Linux LRU reclaim into zram (lz4 on Pixels), lmkd, no lifecycle hooks.
+//! `android-swap` adds a flash swap partition used when zram is full (lower swap priority), the
+//! setup Fleet §3.1 and Marvin §2 evaluate ("Android with swap").
+
+use crate::{Policy, PolicyParts, SwapOverrides};
+use device::DeviceProfile;
+use framework::sim::StockFramework;
+use kernel::hooks::KernelHooks;
+use kernel::swap::{FlashSwap, SwapBackend};
+use kernel::zram::{Zram, ZramConfig};
+
+pub struct Android {
+    pub flash_swap: bool,
+}
+
+/// The stock swap devices: zram (if its size is non-zero), then flash swap if asked for.
+pub fn stock_backends(
+    device: &DeviceProfile,
+    swap: SwapOverrides,
+    flash_swap: bool,
+) -> Result<Vec<Box<dyn SwapBackend>>, String> {
+    let mut v: Vec<Box<dyn SwapBackend>> = Vec::new();
+    let zram_mb = swap.zram_mb.unwrap_or(device.swap.zram_disksize_mb);
+    if zram_mb > 0 {
+        let mut cfg = ZramConfig::from_profile(device);
+        cfg.disksize_bytes = zram_mb << 20;
+        v.push(Box::new(Zram::new(cfg, content::CostTable::builtin())));
+    }
+    if flash_swap {
+        let mb = swap.flash_mb.unwrap_or(device.swap.flash_swap_mb);
+        if mb == 0 {
+            return Err(format!(
+                "policy android-swap needs flash swap but device `{}` has swap.flash_swap_mb = 0",
+                device.name
+            ));
+        }
+        v.push(Box::new(FlashSwap::new((mb * 256) as u32)));
+    }
+    Ok(v)
+}
+
+impl Policy for Android {
+    fn name(&self) -> &'static str {
+        if self.flash_swap {
+            "android-swap"
+        } else {
+            "android"
+        }
+    }
+
+    fn description(&self) -> &'static str {
+        if self.flash_swap {
+            "stock Android with a flash swap partition behind zram (Fleet §3.1, Marvin §2)"
+        } else {
+            "stock Android: LRU reclaim into zram, lmkd"
+        }
+    }
+
+    fn build(&self, device: &DeviceProfile, swap: SwapOverrides) -> Result<PolicyParts, String> {
+        Ok(PolicyParts {
+            backends: stock_backends(device, swap, self.flash_swap)?,
+            kernel_hooks: KernelHooks::default(),
+            framework_hooks: Box::new(StockFramework),
+        })
+    }
+}
