@@ -168,7 +168,7 @@ pub struct Lmkd {
     poll_until: Nanos,
     last_kill: Option<Nanos>,
     killing: bool,
-    last_event: Nanos,
+    last_event: Option<Nanos>,
     // Thrashing bookkeeping (mp_event_psi statics).
     init_ws_refault: u64,
     base_file_lru: u64,
@@ -194,11 +194,12 @@ impl Lmkd {
         let limit = cfg.thrashing_limit_pct;
         Lmkd {
             cfg,
-            samples: VecDeque::new(),
+            // PSI totals are zero at boot.
+            samples: VecDeque::from([(0, 0, 0)]),
             poll_until: 0,
             last_kill: None,
             killing: false,
-            last_event: 0,
+            last_event: None,
             init_ws_refault: 0,
             base_file_lru: 0,
             thrashing_reset: 0,
@@ -258,13 +259,13 @@ impl Lmkd {
         let (some, full) = self.growth(now, PSI_WINDOW, snap);
         let critical_event = full >= self.cfg.psi_complete_stall_ms * NS_PER_MS;
         let medium_event = some >= self.cfg.psi_partial_stall_ms * NS_PER_MS;
-        let event = (critical_event || medium_event) && now >= self.last_event + PSI_WINDOW;
+        let event = (critical_event || medium_event) && self.last_event.is_none_or(|t| now >= t + PSI_WINDOW);
         if event {
-            self.last_event = now;
+            self.last_event = Some(now);
             self.events += 1;
             self.poll_until = now + POLL_DURATION;
         }
-        if !event && now > self.poll_until {
+        if !event && now >= self.poll_until {
             return None;
         }
         self.polls += 1;
