@@ -187,6 +187,10 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
     /// Whether `o` is in the collected set.
     #[inline(always)]
     fn collected(&self, o: ObjId) -> bool {
+        if self.full {
+            // A full GC collects every region and the LOS (no need to load the object's address).
+            return true;
+        }
         let i = o as usize;
         if self.heap.flags[i] & oflags::LARGE != 0 {
             self.full
@@ -398,8 +402,7 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
             let mut depth = 0u32;
             while !stack.is_empty() {
                 next.clear();
-                for idx in 0..stack.len() {
-                    let o = stack[idx];
+                for &o in stack.iter() {
                     t.scan(o, depth + 1, &mut next);
                 }
                 std::mem::swap(&mut stack, &mut next);

@@ -173,7 +173,10 @@ fn android_dump_parses_with_heaps_roots_and_sizes() {
     assert!(d.roots.iter().any(|r| r.1 == RootKind::JniMonitor));
     assert!(d.roots.iter().any(|r| r.1 == RootKind::Unreachable));
     assert_eq!(d.obj_heap[node as usize], 1);
-    assert_eq!(d.classes[d.obj_class[node as usize] as usize].name, "com.example.Node");
+    assert_eq!(
+        d.classes[d.obj_class[node as usize] as usize].name,
+        "com.example.Node"
+    );
     let s = d.summary();
     assert_eq!(s.objects, 8);
     // Depths: roots 0x3000,0x2000,0x1000,0x3001,0x1002 at 0; 0x1001 at 1; class objects unreachable.
@@ -181,9 +184,14 @@ fn android_dump_parses_with_heaps_roots_and_sizes() {
     assert_eq!(s.depth_histogram[1].objects, 1);
     assert_eq!(s.depth_histogram.last().unwrap().objects, 2);
     // Into a heap.
-    let (heap, ids) = d.to_heap(1, Default::default(), &mut runtime::NullBacking::default()).unwrap();
+    let (heap, ids) = d
+        .to_heap(1, Default::default(), &mut runtime::NullBacking::default())
+        .unwrap();
     assert_eq!(heap.live_objects, 8);
-    assert_eq!(heap.refs_of(ids[node as usize])[0], ids[d.refs_of(node)[0] as usize]);
+    assert_eq!(
+        heap.refs_of(ids[node as usize])[0],
+        ids[d.refs_of(node)[0] as usize]
+    );
     assert_eq!(heap.roots.len(), 5);
 }
 
@@ -200,7 +208,10 @@ fn truncated_and_corrupted_dumps_give_clear_errors() {
     bad[0] = b'X';
     assert!(parse(&bad, "x").unwrap_err().to_string().contains("JAVA PROFILE"));
     // Unknown sub-record tag: find the HEAP_DUMP_SEGMENT's first sub-record and break it.
-    let seg = full.windows(5).position(|w| w[0] == 0x1C && w[1..5] == [0, 0, 0, 0]).unwrap();
+    let seg = full
+        .windows(5)
+        .position(|w| w[0] == 0x1C && w[1..5] == [0, 0, 0, 0])
+        .unwrap();
     let mut bad = full.clone();
     bad[seg + 9] = 0x77;
     let e = parse(&bad, "y").unwrap_err();
@@ -242,7 +253,14 @@ struct JvmDump {
 fn jvm_dump() -> Option<&'static JvmDump> {
     static D: OnceLock<Option<JvmDump>> = OnceLock::new();
     D.get_or_init(|| {
-        let have = |c: &str| Command::new(c).arg("-version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok();
+        let have = |c: &str| {
+            Command::new(c)
+                .arg("-version")
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .is_ok()
+        };
         if !have("java") || !have("javac") {
             eprintln!("SKIP: java/javac not found");
             return None;
@@ -250,7 +268,13 @@ fn jvm_dump() -> Option<&'static JvmDump> {
         let dir = std::env::temp_dir().join(format!("hotlaunch-hprof-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/java/HeapHolder.java");
-        let ok = Command::new("javac").arg("-d").arg(&dir).arg(&src).status().unwrap().success();
+        let ok = Command::new("javac")
+            .arg("-d")
+            .arg(&dir)
+            .arg(&src)
+            .status()
+            .unwrap()
+            .success();
         assert!(ok, "javac failed");
         let mut child = Command::new("java")
             .args(["-Xmx64m", "-XX:+UseSerialGC", "-cp"])
@@ -260,13 +284,26 @@ fn jvm_dump() -> Option<&'static JvmDump> {
             .spawn()
             .unwrap();
         let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
         assert_eq!(line.trim(), "READY");
         let pid = child.id().to_string();
         let dump = dir.join("heap.hprof");
-        let out = Command::new("jcmd").args([&pid, "GC.heap_dump"]).arg(&dump).output().unwrap();
-        assert!(out.status.success(), "jcmd GC.heap_dump: {}", String::from_utf8_lossy(&out.stdout));
-        let out = Command::new("jcmd").args([&pid, "GC.class_histogram"]).output().unwrap();
+        let out = Command::new("jcmd")
+            .args([&pid, "GC.heap_dump"])
+            .arg(&dump)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "jcmd GC.heap_dump: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        let out = Command::new("jcmd")
+            .args([&pid, "GC.class_histogram"])
+            .output()
+            .unwrap();
         let histogram = String::from_utf8_lossy(&out.stdout).into_owned();
         let _ = child.kill();
         let _ = child.wait();
@@ -312,7 +349,11 @@ fn hotspot_dump_matches_class_histogram() {
     // Per-class comparison for diagnosis.
     let mine = d.class_histogram();
     for (name, n, b) in rows.iter().take(12) {
-        let m = mine.iter().find(|x| &x.0 == name).map(|x| (x.1, x.2)).unwrap_or((0, 0));
+        let m = mine
+            .iter()
+            .find(|x| &x.0 == name)
+            .map(|x| (x.1, x.2))
+            .unwrap_or((0, 0));
         eprintln!("  {name:40} hist {n:>7} {b:>9}   dump {:>7} {:>9}", m.0, m.1);
     }
     assert!(dn.abs() < 0.02, "object count within 2%");
@@ -337,7 +378,9 @@ fn truncated_real_dump_errors_name_offset() {
     let mut v = buf.clone();
     let mut x = 12345u64;
     for _ in 0..64 {
-        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         let i = (x >> 33) as usize % v.len();
         v[i] ^= 1 << ((x >> 20) & 7);
         let _ = parse(&v, "flipped.hprof");

@@ -1,0 +1,11 @@
+//! `cargo run --release -p hotlaunch-runtime --example gc_bench`: GC object visits per second.
+fn main() {
+    let secs = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2.0);
+    println!(
+        "gc_object_visits_per_sec: {:.0}",
+        runtime::bench::gc_object_visits_per_sec(secs)
+    );
+}
