@@ -1,1 +1,736 @@
-//! Device profiles.
+//! Device profiles: the hardware and kernel configuration a simulation runs on.
+//!
+//! A [`DeviceProfile`] describes one phone as the rest of the stack sees it (DESIGN.md §3.2):
+//!
+//! * **memory** — DRAM size and bandwidth, the frames the kernel never hands to the buddy
+//!   allocator (kernel image, firmware carve-outs) and the memory held by the always-running
+//!   Android system (system_server, SurfaceFlinger, persistent and native services), which the
+//!   framework allocates as unkillable processes;
+//! * **kernel** — the `vm.*` sysctls and block settings that shape reclaim: `min_free_kbytes`,
+//!   `watermark_scale_factor`, `swappiness`, `page-cluster`, pageblock order, file readahead;
+//! * **cpu** — how much slower than the host the phone's cores are (a multiplier on the
+//!   host-measured cost table), core count and power, and the fixed costs of kernel paths
+//!   (page faults, reclaim scanning and unmapping, zygote process creation);
+//! * **flash** — per-I/O latency, bandwidth and energy of the UFS/eMMC device that serves swap,
+//!   zram writeback and file reads;
+//! * **swap** — zram size and codec, flash swap size.
+//!
+//! Profiles are TOML files; five built-in ones reproduce the phones of the papers (Pixel 3 —
+//! Fleet, Pixel XL — Marvin, Pixel 7 — Ariadne, OnePlus 9 Pro — MemSaver, Nexus 10 — ISMM'15),
+//! each value commented with its source. Every table rejects unknown keys, and every value is
+//! range-checked after parsing ([`DeviceProfile::validate`]); errors are one line naming the
+//! file, the line, the dotted key and what was expected (DESIGN.md §2 principle 5).
+//!
+//! Units are in the field names: `_mb` sizes are MiB (2^20 bytes), `_kb`/`_kbytes` KiB,
+//! `_mb_s` rates are 10^6 bytes per second (as `tinymembench`, FIO and spec sheets report
+//! them), `_ns`/`_us`/`_ms` times, `_mw` milliwatts, `_nj_per_kb` nanojoules per KiB.
+
+mod error;
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+pub use error::DeviceError;
+
+/// Bytes per page (4 KiB).
+pub const PAGE_SIZE: u64 = 4096;
+/// Pages per MiB.
+pub const PAGES_PER_MB: u64 = (1 << 20) / PAGE_SIZE;
+
+/// A device: DRAM, kernel parameters, CPU, flash and swap configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceProfile {
+    /// Short identifier, e.g. `pixel3` (the built-in profiles use their built-in name).
+    /// Must be non-empty.
+    pub name: String,
+    /// One-sentence human description: the phone, SoC and which paper's setup it reproduces.
+    pub description: String,
+    /// DRAM and the memory permanently taken from it.
+    pub memory: MemoryProfile,
+    /// Kernel (`vm.*` sysctl and block-layer) parameters.
+    pub kernel: KernelProfile,
+    /// CPU speed, power and the fixed costs of kernel paths.
+    pub cpu: CpuProfile,
+    /// The flash storage device (swap partition, zram backing device, file reads).
+    pub flash: FlashProfile,
+    /// Swap configuration: zram and flash swap.
+    pub swap: SwapProfile,
+}
+
+/// `[memory]`: DRAM and the memory permanently taken from it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MemoryProfile {
+    /// Installed DRAM in MiB (marketing size: 4 GB = 4096). No default; > 0.
+    /// Source: each paper's platform description.
+    pub dram_mb: u64,
+    /// DRAM copy bandwidth in 10^6 B/s, used for page copies (migration, compaction,
+    /// uncompressed zram pages). No default; > 0. Source: Fleet §3.2 measured 9182.7 MB/s on
+    /// the Pixel 3 with tinymembench; other devices are estimates.
+    pub dram_bandwidth_mb_s: f64,
+    /// MiB of DRAM never given to the buddy allocator: kernel image, reserved memory
+    /// carve-outs (modem, DSP, GPU/video firmware, TrustZone), `memmap`. DRAM minus this is
+    /// `MemTotal` in `/proc/meminfo`. No default; may be 0. Source: estimates from `MemTotal`.
+    pub kernel_reserve_mb: u64,
+    /// MiB held by the always-running Android system (system_server, SystemUI, SurfaceFlinger,
+    /// persistent apps and native services); the framework allocates it as unkillable
+    /// processes. No default; may be 0. `kernel_reserve_mb + system_reserve_mb` must be less
+    /// than `dram_mb`. Source: estimates.
+    pub system_reserve_mb: u64,
+}
+
+/// `[kernel]`: Linux memory-management parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KernelProfile {
+    /// `vm.min_free_kbytes` in KiB: the min watermark. Optional: when absent the kernel's
+    /// boot-time formula is used (see [`DeviceProfile::min_free_kbytes`]). When given:
+    /// 1 ..= a quarter of managed memory. Source: REFERENCE.md gives 27386 for Pixel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_free_kbytes: Option<u64>,
+    /// `vm.watermark_scale_factor` in units of 1/10000 of managed memory: the distance
+    /// min→low→high. Default 10 (Linux `mm/page_alloc.c`); range 1..=3000 (Linux sysctl limit).
+    #[serde(default = "default_watermark_scale_factor")]
+    pub watermark_scale_factor: u32,
+    /// `vm.swappiness`: relative cost of reclaiming anon vs file pages. Range 0..=200.
+    /// Linux default 60; Pixel `init.hardware.rc` sets 100. No default.
+    pub swappiness: u32,
+    /// `vm.page-cluster`: log2 of the swap readahead window in pages. Range 0..=10. Linux
+    /// default 3 (8 pages); Android sets 0 when swapping to zram. No default.
+    pub page_cluster: u32,
+    /// Pageblock order (migrate-type granularity of the buddy allocator): 9 (2 MiB, kernels
+    /// with hugetlb on 4 KiB pages) or 10 (4 MiB, `MAX_ORDER - 1` without hugetlb).
+    /// No default.
+    pub pageblock_order: u32,
+    /// File readahead window in KiB (`/sys/block/*/queue/read_ahead_kb`). Default 128
+    /// (Linux `VM_READAHEAD_PAGES`); range 0..=16384; 0 disables readahead.
+    #[serde(default = "default_read_ahead_kb")]
+    pub read_ahead_kb: u32,
+}
+
+fn default_watermark_scale_factor() -> u32 {
+    10
+}
+
+fn default_read_ahead_kb() -> u32 {
+    128
+}
+
+/// `[cpu]`: CPU speed relative to the host, power, and fixed kernel-path costs.
+///
+/// The `_ns`/`_ms` costs here are already **device** times (they are not multiplied by
+/// `speed_factor`); `speed_factor` applies to costs measured on the host, such as the
+/// compression cost table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CpuProfile {
+    /// Multiplier on host-measured CPU costs: 1.0 = as fast as the host, 3.0 = three times
+    /// slower. Range 0.05..=100. No default. Source: estimates; REFERENCE.md gives LZ4 zram
+    /// reads of 9.4 µs per 4 KiB on a Cortex-A72 vs 1.7 µs on an x86 desktop (5.5×).
+    pub speed_factor: f64,
+    /// Number of CPU cores. Range 1..=256. No default. Source: paper / SoC spec.
+    pub cores: u32,
+    /// Power of one busy core in mW, for CPU energy (energy = busy time × this). Range
+    /// (0, 20000]. No default. Source: estimates.
+    pub active_power_mw: f64,
+    /// Cost of a minor page fault (first touch / mapping an already-resident page) in ns.
+    /// Range 1..=10^8. No default. Source: ~1 µs on x86 (REFERENCE.md) × speed factor.
+    pub minor_fault_ns: u64,
+    /// Kernel path of a swap-in (major fault) in ns, excluding flash I/O and decompression:
+    /// swap-cache lookup, page allocation, rmap, PTE install, LRU insertion. Range 1..=10^8.
+    /// No default. Source: estimates.
+    pub major_fault_overhead_ns: u64,
+    /// Reclaim cost per page scanned on an LRU list (isolate, referenced check, putback) in
+    /// ns. Range 1..=10^8. No default. Source: estimates.
+    pub reclaim_scan_ns: u64,
+    /// Reclaim cost per page actually reclaimed (rmap walk, unmap, TLB flush, swap-entry
+    /// install) in ns, excluding compression and I/O. Range 1..=10^8. No default.
+    /// Source: estimates.
+    pub reclaim_unmap_ns: u64,
+    /// Zygote fork + specialize time in ms, on the critical path of a cold launch.
+    /// Range (0, 100000]. No default. Source: estimates.
+    pub process_create_ms: f64,
+}
+
+/// `[flash]`: the UFS/eMMC device. The time of one I/O is
+/// `latency + bytes / bandwidth` ([`DeviceProfile::flash_read_ns`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlashProfile {
+    /// Fixed cost of one read I/O in µs (command, FTL lookup, NAND page read), at queue depth
+    /// 1. Range (0, 10^6]. No default.
+    pub read_latency_us: f64,
+    /// Fixed cost of one write I/O in µs. Range (0, 10^6]. No default.
+    pub write_latency_us: f64,
+    /// Sequential read bandwidth in 10^6 B/s. Range (0, 10^6]. No default. With
+    /// `read_latency_us` it must reproduce the measured random 4 KiB rate: Fleet §3.2 measured
+    /// the Pixel 3 swap partition at 20.3 MB/s, which is an *effective random 4 KiB swap read
+    /// rate* (latency-dominated), not the sequential bandwidth.
+    pub read_bandwidth_mb_s: f64,
+    /// Sequential write bandwidth in 10^6 B/s. Range (0, 10^6]. No default.
+    pub write_bandwidth_mb_s: f64,
+    /// Energy per KiB read, in nJ. Range (0, 10^7]. No default. Source: estimates.
+    pub read_energy_nj_per_kb: f64,
+    /// Energy per KiB written, in nJ. Range (0, 10^7]. No default. Source: estimates.
+    pub write_energy_nj_per_kb: f64,
+}
+
+/// `[swap]`: zram and flash swap.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SwapProfile {
+    /// zram `disksize` in MiB (uncompressed capacity); 0 = no zram. At most 4 × `dram_mb`.
+    /// No default.
+    pub zram_disksize_mb: u64,
+    /// zram `comp_algorithm`: `"lzo-rle"`, `"lzo"`, `"lz4"` or `"zstd"`. Required even when
+    /// zram is off (it is the codec a scenario gets if it enables zram). No default.
+    pub zram_codec: ZramCodec,
+    /// Flash swap space in MiB; 0 = none. Without zram it is a swap partition/file; with zram
+    /// it is the space available to zram writeback (the backing device). No default.
+    pub flash_swap_mb: u64,
+}
+
+/// A zram compression algorithm (`/sys/block/zram0/comp_algorithm`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ZramCodec {
+    /// `lzo-rle` (Linux ≥ 5.1 default).
+    #[serde(rename = "lzo-rle")]
+    LzoRle,
+    /// `lzo` (older kernels' default).
+    #[serde(rename = "lzo")]
+    Lzo,
+    /// `lz4` (Pixel devices).
+    #[serde(rename = "lz4")]
+    Lz4,
+    /// `zstd`.
+    #[serde(rename = "zstd")]
+    Zstd,
+}
+
+impl ZramCodec {
+    /// The kernel's name for the codec.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ZramCodec::LzoRle => "lzo-rle",
+            ZramCodec::Lzo => "lzo",
+            ZramCodec::Lz4 => "lz4",
+            ZramCodec::Zstd => "zstd",
+        }
+    }
+}
+
+impl std::fmt::Display for ZramCodec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The profile's schema: each table and its keys (key names are unique across tables).
+const SCHEMA: &[(&str, &[&str])] = &[
+    (
+        "",
+        &["name", "description", "memory", "kernel", "cpu", "flash", "swap"],
+    ),
+    (
+        "memory",
+        &[
+            "dram_mb",
+            "dram_bandwidth_mb_s",
+            "kernel_reserve_mb",
+            "system_reserve_mb",
+        ],
+    ),
+    (
+        "kernel",
+        &[
+            "min_free_kbytes",
+            "watermark_scale_factor",
+            "swappiness",
+            "page_cluster",
+            "pageblock_order",
+            "read_ahead_kb",
+        ],
+    ),
+    (
+        "cpu",
+        &[
+            "speed_factor",
+            "cores",
+            "active_power_mw",
+            "minor_fault_ns",
+            "major_fault_overhead_ns",
+            "reclaim_scan_ns",
+            "reclaim_unmap_ns",
+            "process_create_ms",
+        ],
+    ),
+    (
+        "flash",
+        &[
+            "read_latency_us",
+            "write_latency_us",
+            "read_bandwidth_mb_s",
+            "write_bandwidth_mb_s",
+            "read_energy_nj_per_kb",
+            "write_energy_nj_per_kb",
+        ],
+    ),
+    ("swap", &["zram_disksize_mb", "zram_codec", "flash_swap_mb"]),
+];
+
+/// The table a schema key belongs to (`""` = top level).
+pub(crate) fn schema_section_of(key: &str) -> Option<&'static str> {
+    SCHEMA
+        .iter()
+        .find(|(_, keys)| keys.contains(&key))
+        .map(|(s, _)| *s)
+}
+
+/// Built-in profiles: name and TOML text.
+const BUILTINS: &[(&str, &str)] = &[
+    ("pixel3", include_str!("../profiles/pixel3.toml")),
+    ("pixelxl", include_str!("../profiles/pixelxl.toml")),
+    ("pixel7", include_str!("../profiles/pixel7.toml")),
+    ("oneplus9pro", include_str!("../profiles/oneplus9pro.toml")),
+    ("nexus10", include_str!("../profiles/nexus10.toml")),
+];
+
+const BUILTIN_NAMES: &[&str] = &["pixel3", "pixelxl", "pixel7", "oneplus9pro", "nexus10"];
+
+/// Names of the built-in profiles, in a fixed order.
+pub fn builtin_names() -> &'static [&'static str] {
+    BUILTIN_NAMES
+}
+
+/// The TOML text of a built-in profile (e.g. to show or copy it), if `name` is one.
+pub fn builtin_toml(name: &str) -> Option<&'static str> {
+    BUILTINS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}
+
+impl DeviceProfile {
+    /// Parses and validates a profile from TOML text. `origin` names the source (a file name)
+    /// in error messages.
+    pub fn from_toml_str(text: &str, origin: &str) -> Result<Self, DeviceError> {
+        let profile: DeviceProfile =
+            toml::from_str(text).map_err(|e| error::from_toml(origin, text, e.message(), e.span()))?;
+        profile.validate_in(text, origin)?;
+        Ok(profile)
+    }
+
+    /// Reads, parses and validates a profile file. Errors name the path as given.
+    pub fn load(path: &Path) -> Result<Self, DeviceError> {
+        let origin = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| DeviceError::Io {
+            origin: error::one_line(&origin),
+            message: error::one_line(&e.to_string()),
+        })?;
+        Self::from_toml_str(&text, &origin)
+    }
+
+    /// A built-in profile by name (`pixel3`, `pixelxl`, `pixel7`, `oneplus9pro`, `nexus10`).
+    /// The error lists the known names.
+    pub fn builtin(name: &str) -> Result<Self, DeviceError> {
+        match builtin_toml(name) {
+            Some(text) => Self::from_toml_str(text, &format!("{name}.toml")),
+            None => Err(DeviceError::UnknownBuiltin {
+                name: error::one_line(name),
+                known: BUILTIN_NAMES.join(", "),
+                io: None,
+            }),
+        }
+    }
+
+    /// A built-in profile if `name_or_path` is a built-in name, otherwise the file at that
+    /// path. When it is neither, the error lists the built-in names and the file error.
+    pub fn resolve(name_or_path: &str) -> Result<Self, DeviceError> {
+        if builtin_toml(name_or_path).is_some() {
+            return Self::builtin(name_or_path);
+        }
+        let path = Path::new(name_or_path);
+        match std::fs::read_to_string(path) {
+            Ok(text) => Self::from_toml_str(&text, name_or_path),
+            Err(e) => Err(DeviceError::UnknownBuiltin {
+                name: error::one_line(name_or_path),
+                known: BUILTIN_NAMES.join(", "),
+                io: Some(error::one_line(&e.to_string())),
+            }),
+        }
+    }
+
+    /// Checks every value's range (already done by the constructors; use after editing a
+    /// profile in code). Errors name `origin` `"<in memory>"`.
+    pub fn validate(&self) -> Result<(), DeviceError> {
+        self.validate_in("", "<in memory>")
+    }
+
+    fn validate_in(&self, text: &str, origin: &str) -> Result<(), DeviceError> {
+        let v = Validator { text, origin };
+        let m = &self.memory;
+        let k = &self.kernel;
+        let c = &self.cpu;
+        let f = &self.flash;
+        let s = &self.swap;
+
+        if self.name.trim().is_empty() {
+            return Err(v.err("", "name", "a non-empty name", format!("{:?}", self.name)));
+        }
+
+        v.uint_range(
+            "memory",
+            "dram_mb",
+            m.dram_mb,
+            1,
+            1 << 20,
+            "a positive size in MB (at most 1048576)",
+        )?;
+        v.pos_f64(
+            "memory",
+            "dram_bandwidth_mb_s",
+            m.dram_bandwidth_mb_s,
+            1e7,
+            "a positive rate in MB/s",
+        )?;
+        let reserved = m.kernel_reserve_mb.saturating_add(m.system_reserve_mb);
+        if reserved >= m.dram_mb {
+            return Err(v.err(
+                "memory",
+                "kernel_reserve_mb",
+                &format!(
+                    "kernel_reserve_mb + system_reserve_mb less than memory.dram_mb ({})",
+                    m.dram_mb
+                ),
+                format!("{} + {} = {reserved}", m.kernel_reserve_mb, m.system_reserve_mb),
+            ));
+        }
+
+        let managed_kb = self.managed_pages() * (PAGE_SIZE / 1024);
+        if let Some(mfk) = k.min_free_kbytes {
+            let max = (managed_kb / 4).max(1);
+            v.uint_range(
+                "kernel",
+                "min_free_kbytes",
+                mfk,
+                1,
+                max,
+                &format!("a size in KiB from 1 to a quarter of managed memory ({max})"),
+            )?;
+        }
+        v.uint_range(
+            "kernel",
+            "watermark_scale_factor",
+            k.watermark_scale_factor.into(),
+            1,
+            3000,
+            "an integer from 1 to 3000",
+        )?;
+        v.uint_range(
+            "kernel",
+            "swappiness",
+            k.swappiness.into(),
+            0,
+            200,
+            "an integer from 0 to 200",
+        )?;
+        v.uint_range(
+            "kernel",
+            "page_cluster",
+            k.page_cluster.into(),
+            0,
+            10,
+            "an integer from 0 to 10",
+        )?;
+        if k.pageblock_order != 9 && k.pageblock_order != 10 {
+            return Err(v.err(
+                "kernel",
+                "pageblock_order",
+                "9 or 10",
+                k.pageblock_order.to_string(),
+            ));
+        }
+        v.uint_range(
+            "kernel",
+            "read_ahead_kb",
+            k.read_ahead_kb.into(),
+            0,
+            16384,
+            "a size in KiB from 0 to 16384",
+        )?;
+
+        let speed = "a speed factor from 0.05 to 100 (1.0 = the host)";
+        if !(c.speed_factor.is_finite() && (0.05..=100.0).contains(&c.speed_factor)) {
+            return Err(v.err("cpu", "speed_factor", speed, c.speed_factor.to_string()));
+        }
+        v.uint_range(
+            "cpu",
+            "cores",
+            c.cores.into(),
+            1,
+            256,
+            "a core count from 1 to 256",
+        )?;
+        v.pos_f64(
+            "cpu",
+            "active_power_mw",
+            c.active_power_mw,
+            20_000.0,
+            "a positive power in mW",
+        )?;
+        let t = "a positive time in ns (at most 100000000)";
+        v.uint_range("cpu", "minor_fault_ns", c.minor_fault_ns, 1, 100_000_000, t)?;
+        v.uint_range(
+            "cpu",
+            "major_fault_overhead_ns",
+            c.major_fault_overhead_ns,
+            1,
+            100_000_000,
+            t,
+        )?;
+        v.uint_range("cpu", "reclaim_scan_ns", c.reclaim_scan_ns, 1, 100_000_000, t)?;
+        v.uint_range("cpu", "reclaim_unmap_ns", c.reclaim_unmap_ns, 1, 100_000_000, t)?;
+        v.pos_f64(
+            "cpu",
+            "process_create_ms",
+            c.process_create_ms,
+            100_000.0,
+            "a positive time in ms",
+        )?;
+
+        v.pos_f64(
+            "flash",
+            "read_latency_us",
+            f.read_latency_us,
+            1e6,
+            "a positive latency in µs",
+        )?;
+        v.pos_f64(
+            "flash",
+            "write_latency_us",
+            f.write_latency_us,
+            1e6,
+            "a positive latency in µs",
+        )?;
+        v.pos_f64(
+            "flash",
+            "read_bandwidth_mb_s",
+            f.read_bandwidth_mb_s,
+            1e6,
+            "a positive rate in MB/s",
+        )?;
+        v.pos_f64(
+            "flash",
+            "write_bandwidth_mb_s",
+            f.write_bandwidth_mb_s,
+            1e6,
+            "a positive rate in MB/s",
+        )?;
+        v.pos_f64(
+            "flash",
+            "read_energy_nj_per_kb",
+            f.read_energy_nj_per_kb,
+            1e7,
+            "a positive energy in nJ/KiB",
+        )?;
+        v.pos_f64(
+            "flash",
+            "write_energy_nj_per_kb",
+            f.write_energy_nj_per_kb,
+            1e7,
+            "a positive energy in nJ/KiB",
+        )?;
+
+        let zmax = m.dram_mb.saturating_mul(4);
+        v.uint_range(
+            "swap",
+            "zram_disksize_mb",
+            s.zram_disksize_mb,
+            0,
+            zmax,
+            &format!("a size in MB from 0 (no zram) to 4 × memory.dram_mb ({zmax})"),
+        )?;
+        v.uint_range(
+            "swap",
+            "flash_swap_mb",
+            s.flash_swap_mb,
+            0,
+            1 << 24,
+            "a size in MB from 0 (no flash swap) to 16777216",
+        )?;
+        Ok(())
+    }
+
+    /// DRAM size in 4 KiB pages.
+    pub fn total_pages(&self) -> u64 {
+        self.memory.dram_mb * PAGES_PER_MB
+    }
+
+    /// Pages managed by the buddy allocator: DRAM minus the kernel reserve (`MemTotal`).
+    pub fn managed_pages(&self) -> u64 {
+        self.memory.dram_mb.saturating_sub(self.memory.kernel_reserve_mb) * PAGES_PER_MB
+    }
+
+    /// Pages held by the always-running Android system (`memory.system_reserve_mb`).
+    pub fn system_reserve_pages(&self) -> u64 {
+        self.memory.system_reserve_mb * PAGES_PER_MB
+    }
+
+    /// The min watermark in KiB: `kernel.min_free_kbytes` if set, else Linux's boot-time
+    /// formula (`calculate_min_free_kbytes` in `mm/page_alloc.c`):
+    /// `int_sqrt(lowmem_kbytes * 16)` clamped to [128, 262144], with lowmem = managed memory.
+    pub fn min_free_kbytes(&self) -> u64 {
+        self.kernel.min_free_kbytes.unwrap_or_else(|| {
+            let lowmem_kbytes = self.managed_pages() * (PAGE_SIZE / 1024);
+            int_sqrt(lowmem_kbytes.saturating_mul(16)).clamp(128, 262_144)
+        })
+    }
+
+    /// Time to copy one 4 KiB page at DRAM bandwidth, in ns (at least 1).
+    pub fn page_copy_ns(&self) -> u64 {
+        transfer_ns(PAGE_SIZE, self.memory.dram_bandwidth_mb_s).max(1)
+    }
+
+    /// Service time of one flash read of `bytes`, in ns: latency + bytes / bandwidth.
+    pub fn flash_read_ns(&self, bytes: u64) -> u64 {
+        us_to_ns(self.flash.read_latency_us) + transfer_ns(bytes, self.flash.read_bandwidth_mb_s)
+    }
+
+    /// Service time of one flash write of `bytes`, in ns: latency + bytes / bandwidth.
+    pub fn flash_write_ns(&self, bytes: u64) -> u64 {
+        us_to_ns(self.flash.write_latency_us) + transfer_ns(bytes, self.flash.write_bandwidth_mb_s)
+    }
+
+    /// A host-measured CPU cost scaled to this device (`× cpu.speed_factor`), in ns.
+    pub fn scale_host_ns(&self, host_ns: u64) -> u64 {
+        (host_ns as f64 * self.cpu.speed_factor).round() as u64
+    }
+
+    /// Energy in nJ of one core busy for `busy_ns` (`cpu.active_power_mw`).
+    pub fn cpu_energy_nj(&self, busy_ns: u64) -> f64 {
+        // mW × ns = 1e-12 J = 1e-3 nJ.
+        busy_ns as f64 * self.cpu.active_power_mw * 1e-3
+    }
+
+    /// Energy in nJ of reading `bytes` from flash.
+    pub fn flash_read_energy_nj(&self, bytes: u64) -> f64 {
+        bytes as f64 / 1024.0 * self.flash.read_energy_nj_per_kb
+    }
+
+    /// Energy in nJ of writing `bytes` to flash.
+    pub fn flash_write_energy_nj(&self, bytes: u64) -> f64 {
+        bytes as f64 / 1024.0 * self.flash.write_energy_nj_per_kb
+    }
+}
+
+/// ns to move `bytes` at `mb_s` × 10^6 B/s (rounded to nearest).
+fn transfer_ns(bytes: u64, mb_s: f64) -> u64 {
+    // bytes / (mb_s * 1e6) s = bytes * 1000 / mb_s ns.
+    (bytes as f64 * 1000.0 / mb_s).round() as u64
+}
+
+fn us_to_ns(us: f64) -> u64 {
+    (us * 1000.0).round() as u64
+}
+
+/// Integer square root (floor), as the kernel's `int_sqrt`.
+fn int_sqrt(x: u64) -> u64 {
+    let fits = |r: u64| r.checked_mul(r).is_some_and(|sq| sq <= x);
+    let mut r = ((x as f64).sqrt() as u64).min(u32::MAX as u64);
+    while !fits(r) {
+        r -= 1;
+    }
+    while r < u32::MAX as u64 && fits(r + 1) {
+        r += 1;
+    }
+    r
+}
+
+/// Builds range errors with the line where the key is written.
+struct Validator<'a> {
+    text: &'a str,
+    origin: &'a str,
+}
+
+impl Validator<'_> {
+    fn err(&self, section: &str, key: &str, expected: &str, got: String) -> DeviceError {
+        let dotted = if section.is_empty() {
+            key.to_string()
+        } else {
+            format!("{section}.{key}")
+        };
+        DeviceError::Invalid {
+            origin: error::one_line(self.origin),
+            line: error::find_key_line(self.text, section, key),
+            key: dotted,
+            expected: expected.to_string(),
+            got: error::one_line(&got),
+        }
+    }
+
+    fn uint_range(
+        &self,
+        section: &str,
+        key: &str,
+        value: u64,
+        lo: u64,
+        hi: u64,
+        expected: &str,
+    ) -> Result<(), DeviceError> {
+        if value < lo || value > hi {
+            return Err(self.err(section, key, expected, value.to_string()));
+        }
+        Ok(())
+    }
+
+    fn pos_f64(
+        &self,
+        section: &str,
+        key: &str,
+        value: f64,
+        max: f64,
+        expected: &str,
+    ) -> Result<(), DeviceError> {
+        if !(value.is_finite() && value > 0.0 && value <= max) {
+            return Err(self.err(
+                section,
+                key,
+                &format!("{expected} (at most {max})"),
+                value.to_string(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn int_sqrt_matches_floor() {
+        for x in [0u64, 1, 2, 3, 4, 15, 16, 17, 99, 100, 101, u64::MAX / 3, u64::MAX] {
+            let r = int_sqrt(x);
+            assert!(r.checked_mul(r).is_some_and(|v| v <= x), "{x}");
+            let next_sq = (r + 1).checked_mul(r + 1);
+            assert!(next_sq.is_none() || next_sq > Some(x), "{x}");
+        }
+    }
+
+    #[test]
+    fn schema_matches_builtins() {
+        // Every schema key appears in the pixel7 profile (the one that sets min_free_kbytes).
+        let text = builtin_toml("pixel7").unwrap();
+        for (section, keys) in SCHEMA {
+            for key in *keys {
+                if section.is_empty() && ["memory", "kernel", "cpu", "flash", "swap"].contains(key) {
+                    assert!(text.contains(&format!("[{key}]")), "{key}");
+                } else {
+                    assert!(
+                        error::find_key_line(text, section, key).is_some(),
+                        "{section}.{key}"
+                    );
+                }
+            }
+        }
+    }
+}
