@@ -1,0 +1,116 @@
+//! CSV output (RFC 4180 quoting, `\n` line ends, header row first):
+//!
+//! - `timeseries_<policy>.csv`: one row per sample, columns
+//!   [`TIMESERIES_COLUMNS`] (`t_s, cached_apps, free_mb, anon_mb,
+//!   file_mb, swapped_mb, zram_mb, kernel_mb, psi_some_ms`);
+//! - `per_app.csv`: one row per (policy, app), columns `policy` then
+//!   [`PER_APP_COLUMNS`];
+//! - `summary.csv`: one row per policy, columns `policy` then
+//!   [`SUMMARY_ROWS`] keys.
+//!
+//! Numbers are written with up to 6 decimals. `<policy>` in file names is the policy name with any
+//! character outside `[A-Za-z0-9._-]` replaced by `_`.
+
+use crate::format::{Cell, PER_APP_COLUMNS, SUMMARY_ROWS, TIMESERIES_COLUMNS};
+use crate::model::RunReport;
+use std::io;
+use std::path::{Path, PathBuf};
+
+fn field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn line<I: IntoIterator<Item = String>>(out: &mut String, fields: I) {
+    let fields: Vec<String> = fields.into_iter().map(|f| field(&f)).collect();
+    out.push_str(&fields.join(","));
+    out.push('\n');
+}
+
+/// The file-name form of a policy name.
+pub fn file_safe(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// `timeseries_<policy>.csv` contents for policy index `i`.
+pub fn timeseries_csv(report: &RunReport, i: usize) -> String {
+    let ts = &report.policies[i].timeseries;
+    let mut out = String::new();
+    line(&mut out, TIMESERIES_COLUMNS.iter().map(|c| c.key.to_string()));
+    for row in 0..ts.len() {
+        line(
+            &mut out,
+            TIMESERIES_COLUMNS.iter().map(|c| (c.value)(ts, row).raw()),
+        );
+    }
+    out
+}
+
+/// `per_app.csv` contents.
+pub fn per_app_csv(report: &RunReport) -> String {
+    let mut out = String::new();
+    line(
+        &mut out,
+        std::iter::once("policy".to_string()).chain(PER_APP_COLUMNS.iter().map(|c| c.key.into())),
+    );
+    for p in &report.policies {
+        for a in &p.per_app {
+            line(
+                &mut out,
+                std::iter::once(p.policy.clone()).chain(PER_APP_COLUMNS.iter().map(|c| (c.value)(a).raw())),
+            );
+        }
+    }
+    out
+}
+
+/// `summary.csv` contents.
+pub fn summary_csv(report: &RunReport) -> String {
+    let mut out = String::new();
+    line(
+        &mut out,
+        std::iter::once("policy".to_string()).chain(SUMMARY_ROWS.iter().map(|c| c.key.into())),
+    );
+    for p in &report.policies {
+        line(
+            &mut out,
+            std::iter::once(Cell::Text(p.policy.clone()))
+                .chain(SUMMARY_ROWS.iter().map(|c| (c.value)(p)))
+                .map(|c| c.raw()),
+        );
+    }
+    out
+}
+
+/// Write all CSV files into `dir` (created if missing); returns the paths written.
+pub fn write_csv(report: &RunReport, dir: impl AsRef<Path>) -> io::Result<Vec<PathBuf>> {
+    let dir = dir.as_ref();
+    std::fs::create_dir_all(dir)?;
+    let mut written = Vec::new();
+    let mut put = |name: String, contents: String| -> io::Result<()> {
+        let path = dir.join(name);
+        std::fs::write(&path, contents)?;
+        written.push(path);
+        Ok(())
+    };
+    for (i, p) in report.policies.iter().enumerate() {
+        put(
+            format!("timeseries_{}.csv", file_safe(&p.policy)),
+            timeseries_csv(report, i),
+        )?;
+    }
+    put("per_app.csv".into(), per_app_csv(report))?;
+    put("summary.csv".into(), summary_csv(report))?;
+    Ok(written)
+}

@@ -1,0 +1,410 @@
+//! The one place that decides *what* is shown and how numbers are formatted, shared by the terminal
+//! table, the CSV files and the HTML report.
+//!
+//! - [`SUMMARY_ROWS`]: the per-policy summary metrics (terminal table rows, `summary.csv` columns,
+//!   HTML summary table rows);
+//! - [`TIMESERIES_COLUMNS`]: the columns of `timeseries_<policy>.csv`;
+//! - [`PER_APP_COLUMNS`]: the columns of `per_app.csv` and the HTML per-app table;
+//! - [`ZRAM_ROWS`]: the zram `mm_stat` table of the HTML report;
+//! - [`MEMORY_SERIES`]: the memory-state series plotted over time;
+//! - [`Cell`]: a value with its display precision; [`Cell::display`] for humans, [`Cell::raw`] for
+//!   CSV (6 decimals).
+
+use crate::model::{AppResult, PolicyResult, RunReport, TimeSeries, BYTES_PER_MB};
+
+/// One value of a table.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cell {
+    Int(u64),
+    /// A number and the decimals to show it with.
+    Num(f64, usize),
+    Text(String),
+    /// Missing (e.g. a time series shorter than `t_s`).
+    Empty,
+}
+
+impl Cell {
+    /// For humans: numbers with their display precision.
+    pub fn display(&self) -> String {
+        match self {
+            Cell::Int(v) => v.to_string(),
+            Cell::Num(v, d) => format!("{:.*}", d, v),
+            Cell::Text(s) => s.clone(),
+            Cell::Empty => "-".to_string(),
+        }
+    }
+
+    /// For CSV: numbers rounded to 6 decimals (shortest form, no trailing zeros), text as-is
+    /// (quoting is the writer's).
+    pub fn raw(&self) -> String {
+        match self {
+            Cell::Int(v) => v.to_string(),
+            Cell::Num(v, _) => {
+                let r = (v * 1e6).round() / 1e6;
+                format!("{}", if r == 0.0 { 0.0 } else { r })
+            }
+            Cell::Text(s) => s.clone(),
+            Cell::Empty => String::new(),
+        }
+    }
+
+    /// Whether the value is numeric (right-aligned in tables).
+    pub fn is_numeric(&self) -> bool {
+        matches!(self, Cell::Int(_) | Cell::Num(..))
+    }
+}
+
+/// A named column (or row) of a table over items of type `T`.
+pub struct Column<T> {
+    /// Machine name: CSV header.
+    pub key: &'static str,
+    /// Human label: terminal and HTML tables.
+    pub label: &'static str,
+    pub value: fn(&T) -> Cell,
+}
+
+fn mb(bytes: u64) -> f64 {
+    bytes as f64 / BYTES_PER_MB
+}
+
+/// Per-policy summary metrics, in display order.
+pub const SUMMARY_ROWS: &[Column<PolicyResult>] = &[
+    Column {
+        key: "hot_p50_ms",
+        label: "hot launch p50 (ms)",
+        value: |p| Cell::Num(p.hot_launch_ms.p50, 1),
+    },
+    Column {
+        key: "hot_p90_ms",
+        label: "hot launch p90 (ms)",
+        value: |p| Cell::Num(p.hot_launch_ms.p90, 1),
+    },
+    Column {
+        key: "hot_p99_ms",
+        label: "hot launch p99 (ms)",
+        value: |p| Cell::Num(p.hot_launch_ms.p99, 1),
+    },
+    Column {
+        key: "hot_mean_ms",
+        label: "hot launch mean (ms)",
+        value: |p| Cell::Num(p.hot_launch_ms.mean, 1),
+    },
+    Column {
+        key: "cold_p50_ms",
+        label: "cold launch p50 (ms)",
+        value: |p| Cell::Num(p.cold_launch_ms.p50, 1),
+    },
+    Column {
+        key: "cold_p90_ms",
+        label: "cold launch p90 (ms)",
+        value: |p| Cell::Num(p.cold_launch_ms.p90, 1),
+    },
+    Column {
+        key: "launches_hot",
+        label: "launches hot",
+        value: |p| Cell::Int(p.launches.hot),
+    },
+    Column {
+        key: "launches_cold",
+        label: "launches cold",
+        value: |p| Cell::Int(p.launches.cold),
+    },
+    Column {
+        key: "cached_max",
+        label: "cached apps max",
+        value: |p| Cell::Int(p.cached_apps.max as u64),
+    },
+    Column {
+        key: "cached_mean",
+        label: "cached apps mean",
+        value: |p| Cell::Num(p.cached_apps.mean, 2),
+    },
+    Column {
+        key: "kills_total",
+        label: "kills",
+        value: |p| Cell::Int(p.kills.total),
+    },
+    Column {
+        key: "mm_cpu_ms",
+        label: "mm CPU (ms)",
+        value: |p| Cell::Num(p.cpu_ms.mm_total(), 0),
+    },
+    Column {
+        key: "energy_j",
+        label: "energy (J)",
+        value: |p| Cell::Num(p.energy_j, 2),
+    },
+    Column {
+        key: "flash_read_mb",
+        label: "flash read (MiB)",
+        value: |p| Cell::Num(mb(p.flash.bytes_read), 1),
+    },
+    Column {
+        key: "flash_written_mb",
+        label: "flash written (MiB)",
+        value: |p| Cell::Num(mb(p.flash.bytes_written), 1),
+    },
+    Column {
+        key: "zram_orig_mb",
+        label: "zram stored (MiB)",
+        value: |p| Cell::Num(mb(p.zram.orig_data_size), 1),
+    },
+    Column {
+        key: "zram_compr_mb",
+        label: "zram compressed (MiB)",
+        value: |p| Cell::Num(mb(p.zram.compr_data_size), 1),
+    },
+    Column {
+        key: "psi_some_ms",
+        label: "PSI some (ms)",
+        value: |p| Cell::Num(p.psi.some_ms, 0),
+    },
+    Column {
+        key: "pages_swapped_in",
+        label: "pages swapped in",
+        value: |p| Cell::Int(p.integrity.pages_swapped_in),
+    },
+    Column {
+        key: "checksum_mismatches",
+        label: "checksum mismatches",
+        value: |p| Cell::Int(p.integrity.checksum_mismatches),
+    },
+];
+
+/// zram `mm_stat` fields (sizes in MiB), HTML details table.
+pub const ZRAM_ROWS: &[Column<PolicyResult>] = &[
+    Column {
+        key: "orig_data_size",
+        label: "orig_data_size (MiB)",
+        value: |p| Cell::Num(mb(p.zram.orig_data_size), 1),
+    },
+    Column {
+        key: "compr_data_size",
+        label: "compr_data_size (MiB)",
+        value: |p| Cell::Num(mb(p.zram.compr_data_size), 1),
+    },
+    Column {
+        key: "mem_used_total",
+        label: "mem_used_total (MiB)",
+        value: |p| Cell::Num(mb(p.zram.mem_used_total), 1),
+    },
+    Column {
+        key: "mem_limit",
+        label: "mem_limit (MiB)",
+        value: |p| Cell::Num(mb(p.zram.mem_limit), 1),
+    },
+    Column {
+        key: "mem_used_max",
+        label: "mem_used_max (MiB)",
+        value: |p| Cell::Num(mb(p.zram.mem_used_max), 1),
+    },
+    Column {
+        key: "same_pages",
+        label: "same_pages",
+        value: |p| Cell::Int(p.zram.same_pages),
+    },
+    Column {
+        key: "pages_compacted",
+        label: "pages_compacted",
+        value: |p| Cell::Int(p.zram.pages_compacted),
+    },
+    Column {
+        key: "huge_pages",
+        label: "huge_pages",
+        value: |p| Cell::Int(p.zram.huge_pages),
+    },
+    Column {
+        key: "huge_pages_since",
+        label: "huge_pages_since",
+        value: |p| Cell::Int(p.zram.huge_pages_since),
+    },
+];
+
+/// Per-app columns (`per_app.csv` adds a leading `policy` column).
+pub const PER_APP_COLUMNS: &[Column<AppResult>] = &[
+    Column {
+        key: "app",
+        label: "app",
+        value: |a| Cell::Text(a.app.clone()),
+    },
+    Column {
+        key: "launches_hot",
+        label: "hot",
+        value: |a| Cell::Int(a.launches_hot),
+    },
+    Column {
+        key: "launches_cold",
+        label: "cold",
+        value: |a| Cell::Int(a.launches_cold),
+    },
+    Column {
+        key: "kills",
+        label: "kills",
+        value: |a| Cell::Int(a.kills),
+    },
+    Column {
+        key: "hot_p50_ms",
+        label: "hot p50 (ms)",
+        value: |a| Cell::Num(a.hot_launch_ms.p50, 1),
+    },
+    Column {
+        key: "hot_p90_ms",
+        label: "hot p90 (ms)",
+        value: |a| Cell::Num(a.hot_launch_ms.p90, 1),
+    },
+    Column {
+        key: "hot_p99_ms",
+        label: "hot p99 (ms)",
+        value: |a| Cell::Num(a.hot_launch_ms.p99, 1),
+    },
+    Column {
+        key: "hot_mean_ms",
+        label: "hot mean (ms)",
+        value: |a| Cell::Num(a.hot_launch_ms.mean, 1),
+    },
+    Column {
+        key: "cold_p50_ms",
+        label: "cold p50 (ms)",
+        value: |a| Cell::Num(a.cold_launch_ms.p50, 1),
+    },
+    Column {
+        key: "cold_mean_ms",
+        label: "cold mean (ms)",
+        value: |a| Cell::Num(a.cold_launch_ms.mean, 1),
+    },
+];
+
+/// A time-series column: sample `i` of a [`TimeSeries`].
+pub struct SeriesColumn {
+    pub key: &'static str,
+    pub value: fn(&TimeSeries, usize) -> Cell,
+}
+
+fn num_at(v: &[f64], i: usize) -> Cell {
+    v.get(i).map_or(Cell::Empty, |x| Cell::Num(*x, 3))
+}
+
+/// Columns of `timeseries_<policy>.csv`, in order (the header is the keys).
+pub const TIMESERIES_COLUMNS: &[SeriesColumn] = &[
+    SeriesColumn {
+        key: "t_s",
+        value: |t, i| num_at(&t.t_s, i),
+    },
+    SeriesColumn {
+        key: "cached_apps",
+        value: |t, i| t.cached_apps.get(i).map_or(Cell::Empty, |v| Cell::Int(*v as u64)),
+    },
+    SeriesColumn {
+        key: "free_mb",
+        value: |t, i| num_at(&t.free_mb, i),
+    },
+    SeriesColumn {
+        key: "anon_mb",
+        value: |t, i| num_at(&t.anon_mb, i),
+    },
+    SeriesColumn {
+        key: "file_mb",
+        value: |t, i| num_at(&t.file_mb, i),
+    },
+    SeriesColumn {
+        key: "swapped_mb",
+        value: |t, i| num_at(&t.swapped_mb, i),
+    },
+    SeriesColumn {
+        key: "zram_mb",
+        value: |t, i| num_at(&t.zram_mb, i),
+    },
+    SeriesColumn {
+        key: "kernel_mb",
+        value: |t, i| num_at(&t.kernel_mb, i),
+    },
+    SeriesColumn {
+        key: "psi_some_ms",
+        value: |t, i| num_at(&t.psi_some_ms, i),
+    },
+];
+
+/// A memory-state series plotted over time (MiB).
+pub struct MemorySeries {
+    pub label: &'static str,
+    pub values: fn(&TimeSeries) -> &[f64],
+}
+
+/// Memory state over time, in plot (and legend) order.
+pub const MEMORY_SERIES: &[MemorySeries] = &[
+    MemorySeries {
+        label: "free",
+        values: |t| &t.free_mb,
+    },
+    MemorySeries {
+        label: "anon",
+        values: |t| &t.anon_mb,
+    },
+    MemorySeries {
+        label: "file",
+        values: |t| &t.file_mb,
+    },
+    MemorySeries {
+        label: "swapped",
+        values: |t| &t.swapped_mb,
+    },
+    MemorySeries {
+        label: "zram",
+        values: |t| &t.zram_mb,
+    },
+    MemorySeries {
+        label: "kernel",
+        values: |t| &t.kernel_mb,
+    },
+];
+
+/// Simulated duration for humans: `45 s`, `12.5 min`, `24.0 h`.
+pub fn duration(seconds: f64) -> String {
+    if seconds < 120.0 {
+        format!("{:.1} s", seconds)
+    } else if seconds < 7200.0 {
+        format!("{:.1} min", seconds / 60.0)
+    } else {
+        format!("{:.1} h", seconds / 3600.0)
+    }
+}
+
+/// The unit used for a time axis spanning `span_s` seconds: `(name, seconds per unit)`.
+pub fn time_axis_unit(span_s: f64) -> (&'static str, f64) {
+    if span_s <= 300.0 {
+        ("s", 1.0)
+    } else if span_s <= 3.0 * 3600.0 {
+        ("min", 60.0)
+    } else {
+        ("h", 3600.0)
+    }
+}
+
+/// One line describing the run: scenario, device, seed, simulated time, tool version.
+pub fn run_description(r: &RunReport) -> String {
+    format!(
+        "scenario {} | device {} | seed {} | simulated {} | {} {} (schema {})",
+        r.scenario,
+        r.device,
+        r.seed,
+        duration(r.simulated_seconds),
+        r.tool,
+        r.tool_version,
+        r.schema_version
+    )
+}
+
+/// The summary as a grid of strings: header row (`""`, policies…), then one row per
+/// [`SUMMARY_ROWS`] entry (label, values…).
+pub fn summary_grid(r: &RunReport) -> Vec<Vec<String>> {
+    let mut grid = Vec::with_capacity(SUMMARY_ROWS.len() + 1);
+    let mut header = vec![String::new()];
+    header.extend(r.policies.iter().map(|p| p.policy.clone()));
+    grid.push(header);
+    for row in SUMMARY_ROWS {
+        let mut line = vec![row.label.to_string()];
+        line.extend(r.policies.iter().map(|p| (row.value)(p).display()));
+        grid.push(line);
+    }
+    grid
+}

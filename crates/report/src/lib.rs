@@ -1,0 +1,51 @@
+//! Results of a hotlaunch run and the files written from them.
+//!
+//! - [`model`]: the data model ([`RunReport`] → one [`PolicyResult`] per policy), filled in by the
+//!   simulation; histogram helpers [`LatencySummary::from_histogram`] and [`cdf_from_histogram`].
+//! - [`json`]: the whole report as pretty JSON ([`write_json`], [`to_json_string`]), byte-stable.
+//! - [`csv`]: `timeseries_<policy>.csv`, `per_app.csv` and `summary.csv` ([`write_csv`]).
+//! - [`text`]: the aligned terminal summary table ([`print_summary`]).
+//! - [`html`]: one self-contained HTML file with inline SVG plots ([`write_html`]).
+//! - [`format`](mod@format): what each table shows and how values are formatted — shared by all writers.
+//! - [`sample`]: a synthetic, deterministic report for tests, examples and demos.
+//!
+//! [`write_all`] writes everything a `--report DIR` asks for: `report.json`, the CSV files and
+//! `index.html`.
+
+pub mod csv;
+pub mod format;
+pub mod html;
+pub mod json;
+pub mod model;
+pub mod sample;
+pub mod text;
+
+pub use crate::csv::write_csv;
+pub use html::{to_html_string, write_html};
+pub use json::{from_json_str, to_json_string, write_json};
+pub use model::*;
+pub use text::{print_summary, summary_string};
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// Write `report.json`, the CSV files and `index.html` into `dir`; returns the paths written.
+pub fn write_all(report: &RunReport, dir: impl AsRef<Path>) -> io::Result<Vec<PathBuf>> {
+    let dir = dir.as_ref();
+    std::fs::create_dir_all(dir)?;
+    let json = dir.join("report.json");
+    write_json(report, &json)?;
+    let mut written = vec![json];
+    written.extend(write_csv(report, dir)?);
+    let html = dir.join("index.html");
+    write_html(report, &html)?;
+    written.push(html);
+    Ok(written)
+}
+
+fn create_parent(path: &Path) -> io::Result<()> {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => std::fs::create_dir_all(p),
+        _ => Ok(()),
+    }
+}
