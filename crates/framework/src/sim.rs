@@ -22,8 +22,8 @@ pub trait AccessSets {
     fn launch_set(&mut self, context: usize, n: u32) -> Vec<u32>;
     /// Foreground working set.
     fn foreground_ws(&self) -> &[u32];
-    /// Transition working set B1 (touched in the ~5 s after leaving the foreground).
-    fn b1(&self) -> &[u32];
+    /// Transition working set B1 of `context` (touched in the ~5 s after leaving the foreground).
+    fn b1(&self, context: usize) -> &[u32];
     /// Stable background working set B2.
     fn b2(&self) -> &[u32];
 }
@@ -634,7 +634,7 @@ impl Simulation {
         if self.rt[app].gen != gen || self.rt[app].state != AppState::Transition {
             return;
         }
-        let b1 = self.apps[app].access.b1().to_vec();
+        let b1 = self.apps[app].access.b1(self.rt[app].context).to_vec();
         let b1: Vec<u32> = b1.into_iter().filter(|&o| self.is_built(app, o)).collect();
         self.touch(app, t, &b1, 0, false, None);
     }

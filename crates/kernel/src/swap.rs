@@ -142,6 +142,12 @@ pub trait SwapBackend {
     fn neighbours(&self, _handle: SwapHandle, _max: usize, _out: &mut Vec<SwapHandle>) {}
 
     fn usage(&self) -> BackendUsage;
+
+    /// Backend-specific counters by their Linux names (zram: the `mm_stat` and `bd_stat`
+    /// fields), for reports. Default: none.
+    fn stats(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
 }
 
 /// A flash device (UFS/eMMC): per-I/O latency plus transfer time, one FIFO queue with a

@@ -931,4 +931,23 @@ impl SwapBackend for Zram {
             bytes_written: self.bytes_written,
         }
     }
+
+    fn stats(&self) -> Vec<(&'static str, u64)> {
+        let m = self.mm_stat();
+        let b = self.bd_stat();
+        vec![
+            ("orig_data_size", m.orig_data_size),
+            ("compr_data_size", m.compr_data_size),
+            ("mem_used_total", m.mem_used_total),
+            ("mem_limit", m.mem_limit),
+            ("mem_used_max", m.mem_used_max),
+            ("same_pages", m.same_pages),
+            ("pages_compacted", m.pages_compacted),
+            ("huge_pages", m.huge_pages),
+            ("huge_pages_since", m.huge_pages_since),
+            ("bd_count", b.bd_count),
+            ("bd_reads", b.bd_reads),
+            ("bd_writes", b.bd_writes),
+        ]
+    }
 }

@@ -1,0 +1,196 @@
+//! hotlaunch as a library: the pure entry point `simulate(spec, policies) -> RunReport` that the
+//! command line (and later the Python package) call.
+//!
+//! It assembles one run: page contents for every app (synthetic, with the app's compressibility
+//! mix), the kernel with the policy's swap devices and hooks, the framework with the app models
+//! and the user's actions, and turns what the simulation measured into the report model.
+
+use anyhow::Context;
+use apps::access::AccessModel;
+use apps::AppProfile;
+use content::ContentStore;
+use device::DeviceProfile;
+use engine::{ms, Nanos, RngStreams, NS_PER_MS, NS_PER_SEC};
+use framework::sim::{AccessSets, AppModel, SimConfig, SimOutput, Simulation, UserAction};
+use kernel::Kernel;
+use policy::{Policy, SwapOverrides};
+use rand::Rng;
+use report::model::*;
+use std::collections::BTreeMap;
+
+/// Distinct content pages generated per app (pages of an app share this pool).
+pub const CONTENTS_PER_APP: usize = 512;
+
+/// One fully resolved run: everything needed, nothing left to look up.
+#[derive(Debug, Clone)]
+pub struct RunSpec {
+    pub name: String,
+    pub seed: u64,
+    pub device: DeviceProfile,
+    pub apps: Vec<AppProfile>,
+    pub actions: Vec<UserAction>,
+    pub swap: SwapOverrides,
+    pub sim: SimConfig,
+}
+
+/// The access model of one app, seen through the framework's trait.
+struct Access(AccessModel);
+
+impl AccessSets for Access {
+    fn contexts(&self) -> usize {
+        self.0.contexts()
+    }
+    fn launch_set(&mut self, context: usize, n: u32) -> Vec<u32> {
+        self.0.launch_set(context, n as u64)
+    }
+    fn foreground_ws(&self) -> &[u32] {
+        self.0.foreground_ws()
+    }
+    fn b1(&self, context: usize) -> &[u32] {
+        self.0.b1(context)
+    }
+    fn b2(&self) -> &[u32] {
+        self.0.b2()
+    }
+}
+
+fn app_models(spec: &RunSpec, contents: &mut ContentStore) -> anyhow::Result<Vec<AppModel>> {
+    let streams = RngStreams::new(spec.seed);
+    spec.apps
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let seed = streams.stream("app-access", i as u64).gen::<u64>();
+            let access = AccessModel::for_profile(p, seed).map_err(|e| anyhow::anyhow!("{e}"))?;
+            let layout = *access.layout();
+            let range = contents.append_synthetic(&p.synth_mix(), CONTENTS_PER_APP, seed ^ 0xC0_4E47);
+            let steady = layout.anon_pages().max(1);
+            Ok(AppModel {
+                name: p.name.clone(),
+                java_pages: layout.java_pages,
+                native_pages: layout.native_pages,
+                file_pages: layout.file_pages,
+                start_anon_fraction: (p.anon_pages_start() as f64 / steady as f64).min(1.0),
+                growth: (p.footprint.growth_seconds * NS_PER_SEC as f64) as Nanos,
+                cold_init: (p.launch.cold_launch_ms * NS_PER_MS as f64) as Nanos,
+                hot_resume: (p.launch.hot_launch_ms * NS_PER_MS as f64) as Nanos,
+                threads: p.threads,
+                content_base: range.start,
+                content_len: range.end - range.start,
+                access: Box::new(Access(access)),
+            })
+        })
+        .collect()
+}
+
+/// Run `spec` under one policy and return what the simulation measured.
+pub fn run_policy(spec: &RunSpec, policy: &dyn Policy, progress: impl FnMut(u64, u64)) -> anyhow::Result<SimOutput> {
+    let parts = policy.build(&spec.device, spec.swap).map_err(anyhow::Error::msg)?;
+    let mut contents = ContentStore::new();
+    let models = app_models(spec, &mut contents)?;
+    let k = Kernel::new(&spec.device, contents, parts.backends, parts.kernel_hooks)
+        .with_context(|| format!("device {}", spec.device.name))?;
+    let sim = Simulation::new(k, spec.device.clone(), spec.sim.clone(), models, spec.actions.clone(), parts.framework_hooks)
+        .map_err(anyhow::Error::msg)?;
+    Ok(sim.run(progress))
+}
+
+fn mb(pages: u64) -> f64 {
+    round3(pages as f64 / 256.0)
+}
+
+/// Turn a simulation's output into the report's per-policy result.
+pub fn policy_result(policy: &str, out: &SimOutput) -> PolicyResult {
+    let k = &out.kernel;
+    let us = 1000; // histograms count microseconds
+    let mut zram = ZramStat::default();
+    for b in k.backends() {
+        for (name, v) in b.stats() {
+            match name {
+                "orig_data_size" => zram.orig_data_size += v,
+                "compr_data_size" => zram.compr_data_size += v,
+                "mem_used_total" => zram.mem_used_total += v,
+                "mem_limit" => zram.mem_limit += v,
+                "mem_used_max" => zram.mem_used_max += v,
+                "same_pages" => zram.same_pages += v,
+                "pages_compacted" => zram.pages_compacted += v,
+                "huge_pages" => zram.huge_pages += v,
+                "huge_pages_since" => zram.huge_pages_since += v,
+                _ => {}
+            }
+        }
+    }
+    let vmstat: BTreeMap<String, u64> = match serde_json::to_value(&k.vmstat) {
+        Ok(serde_json::Value::Object(m)) => m.into_iter().filter_map(|(k, v)| Some((k, v.as_u64()?))).collect(),
+        _ => BTreeMap::new(),
+    };
+    let free_counts = k.buddy().free_block_counts();
+    let s = &out.samples;
+    PolicyResult {
+        policy: policy.to_string(),
+        hot_launch_ms: LatencySummary::from_histogram(&out.hot_us, us),
+        cold_launch_ms: LatencySummary::from_histogram(&out.cold_us, us),
+        launches: Launches { hot: out.hot_us.len(), cold: out.cold_us.len() },
+        cached_apps: CachedApps { max: out.cached_max(), mean: round3(out.cached_mean()) },
+        kills: Kills {
+            total: out.kills.values().sum(),
+            by_reason: out.kills.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+        },
+        cpu_ms: CpuMs {
+            by_category: k.cpu.categories().into_iter().map(|(n, v)| (n.to_string(), round3(ms(v)))).collect(),
+            by_actor: k.cpu.by_actor_kind().into_iter().map(|(n, v)| (n.to_string(), round3(ms(v)))).collect(),
+        },
+        energy_j: round3(out.energy_j),
+        flash: Flash { bytes_read: k.flash.bytes_read, bytes_written: k.flash.bytes_written },
+        zram,
+        integrity: Integrity {
+            pages_swapped_in: k.integrity.pages_swapped_in,
+            checksum_mismatches: k.integrity.checksum_mismatches,
+        },
+        per_app: out
+            .per_app
+            .iter()
+            .map(|a| AppResult {
+                app: a.app.clone(),
+                launches_hot: a.launches_hot,
+                launches_cold: a.launches_cold,
+                kills: a.kills,
+                hot_launch_ms: LatencySummary::from_histogram(&a.hot_us, us),
+                cold_launch_ms: LatencySummary::from_histogram(&a.cold_us, us),
+            })
+            .collect(),
+        hot_launch_cdf: cdf_from_histogram(&out.hot_us, us, 200),
+        unusable_index: (0..=kernel::types::MAX_ORDER)
+            .map(|o| round3(kernel::buddy::unusable_index(&free_counts, o)))
+            .collect(),
+        psi: Psi { some_ms: round3(ms(k.psi.some_total_ns)), full_ms: round3(ms(k.psi.full_total_ns)) },
+        vmstat,
+        timeseries: TimeSeries {
+            t_s: s.iter().map(|x| round3(x.t as f64 / NS_PER_SEC as f64)).collect(),
+            cached_apps: s.iter().map(|x| x.cached_apps).collect(),
+            free_mb: s.iter().map(|x| mb(x.free_pages)).collect(),
+            anon_mb: s.iter().map(|x| mb(x.anon_pages)).collect(),
+            file_mb: s.iter().map(|x| mb(x.file_pages)).collect(),
+            swapped_mb: s.iter().map(|x| mb(x.swapped_pages)).collect(),
+            zram_mb: s.iter().map(|x| mb(x.backend_pages)).collect(),
+            kernel_mb: s.iter().map(|x| mb(x.kernel_pages)).collect(),
+            psi_some_ms: s.iter().map(|x| round3(ms(x.psi_some_ns))).collect(),
+        },
+    }
+}
+
+/// Run `spec` under each policy. `progress(policy_index, done, total)` reports progress.
+pub fn simulate(
+    spec: &RunSpec,
+    policies: &[Box<dyn Policy>],
+    mut progress: impl FnMut(usize, u64, u64),
+) -> anyhow::Result<RunReport> {
+    let mut report = RunReport::new(spec.name.clone(), spec.device.name.clone(), spec.seed);
+    for (i, p) in policies.iter().enumerate() {
+        let out = run_policy(spec, p.as_ref(), |d, t| progress(i, d, t))
+            .with_context(|| format!("policy {}", p.name()))?;
+        report.simulated_seconds = round3(out.simulated as f64 / NS_PER_SEC as f64);
+        report.policies.push(policy_result(p.name(), &out));
+    }
+    Ok(report)
+}
