@@ -1,0 +1,507 @@
+//! App profiles and the page-access model of apps (DESIGN.md §3.11).
+//!
+//! An [`AppProfile`] is what the simulator knows about one Android app: how its anonymous
+//! footprint grows (Ariadne Table 1: YouTube 177→358 MB, Twitter 182→273, Firefox 560→716,
+//! Google Earth 273→429, BangDream 326→821 at 10 s → 5 min), how much of it is Java heap
+//! (Fleet §A: Candy Crush only 4%), its mapped file pages, the CPU work of a cold and of a hot
+//! launch (Fleet Fig. 2: Twitter hot 273 ms vs cold 2390 ms; MemSaver Fig. 1: ideal hot ~100–120
+//! ms, cold mostly > 400 ms), its activity contexts (MemSaver Table 1), its compressibility mix
+//! (mapped to [`content::SynthMix`]) and the parameters of its access behaviour, which
+//! [`access::AccessModel`] turns into page sets:
+//!
+//! * the **launch set** touched by a hot launch, per context: consecutive launches of the same
+//!   context overlap by `same_context_overlap` (MemSaver Fig. 3a/Fig. 10: ~75–80%; Ariadne Fig. 5:
+//!   70% hot-data similarity), launches of different contexts by less (`cross_context_overlap`,
+//!   MemSaver Fig. 8), made of runs of adjacent pages (Ariadne Table 3: P(next page adjacent)
+//!   0.61–0.86);
+//! * the **foreground working set**, touched while the app is used (⊇ the launch sets);
+//! * **B1**, the transition working set touched in the ~5 s after the app leaves the foreground,
+//!   and **B2**, the stable background working set, with B1 covering ~95% of B2 (MemSaver §3.3,
+//!   Fig. 7).
+//!
+//! Profiles are TOML files (`deny_unknown_fields` everywhere); the built-in ones live in
+//! `crates/apps/profiles/` with a source comment on every value. Units are in the field names:
+//! `_mb` is MiB, `_ms` milliseconds, `_seconds`/`_s` seconds; fractions are in [0, 1].
+//! Every value is range-checked after parsing; errors are one line naming the file, the line,
+//! the dotted key and what was expected (DESIGN.md §2 principle 5). Loading never panics.
+
+pub mod access;
+mod error;
+pub mod tomlerr;
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+pub use access::{AccessModel, AppLayout, Region};
+pub use error::AppError;
+
+/// Bytes per page (4 KiB).
+pub const PAGE_SIZE: u64 = 4096;
+/// Pages per MiB.
+pub const PAGES_PER_MB: f64 = 256.0;
+
+/// One app: identity, footprint, launch costs, contexts, access behaviour, compressibility.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AppProfile {
+    /// Short name used in scenarios and reports, e.g. `YouTube` (matched case-insensitively).
+    /// Non-empty, at most 64 characters, no whitespace or control characters.
+    pub name: String,
+    /// Android package name, e.g. `com.google.android.youtube`. Non-empty.
+    pub package: String,
+    /// Kind of app (free text, e.g. `multimedia`, `social`, `game`, `browser`, `tool`). Non-empty.
+    pub category: String,
+    /// Activity contexts a hot launch can resume in (MemSaver Table 1, e.g. YouTube `video`,
+    /// `shorts`). 1..=16 distinct non-empty names; index 0 is the default context.
+    pub contexts: Vec<String>,
+    /// Number of threads of the app process (each has a kernel stack, an order-1 allocation:
+    /// ISMM'15 §3). 1..=10000.
+    pub threads: u32,
+    /// Memory footprint.
+    pub footprint: Footprint,
+    /// CPU work of launches (excluding memory stalls, which the simulator adds).
+    pub launch: LaunchCosts,
+    /// Parameters of the page-access model ([`access::AccessModel`]).
+    pub access: AccessParams,
+    /// Compressibility mix of the anonymous pages (fractions of pages, summing to 1).
+    pub compressibility: Compressibility,
+}
+
+/// `[footprint]`: anonymous and file-backed memory of the app.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Footprint {
+    /// Anonymous memory (MiB) ~10 s after a cold launch (Ariadne Table 1 "10s" row). (0, 65536].
+    pub anon_mb_start: f64,
+    /// Anonymous memory (MiB) after ~5 min of use (Ariadne Table 1 "5mins" row): the steady
+    /// footprint the page-space layout is sized for. ≥ `anon_mb_start`, ≤ 65536.
+    pub anon_mb_steady: f64,
+    /// Seconds of foreground use after which the footprint reaches `anon_mb_steady`; it grows
+    /// linearly from `anon_mb_start` in between ([`AppProfile::anon_mb_at`]). (0, 10^6].
+    pub growth_seconds: f64,
+    /// Fraction of the anonymous memory that is Java (ART) heap; the rest is native heap,
+    /// stacks, graphics buffers (Fleet §A: Candy Crush 4%). [0, 1].
+    pub java_heap_share: f64,
+    /// Mapped file pages (MiB): code (APK dex/oat, .so), resources, fonts that the app touches.
+    /// [0, 65536].
+    pub file_mb: f64,
+}
+
+/// `[launch]`: CPU work of launches on an otherwise idle device with everything in DRAM.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LaunchCosts {
+    /// App initialisation work of a cold launch in ms (after process creation, excluding memory
+    /// stalls and the device's zygote fork): bind application, inflate the first activity, load
+    /// first data, first frame. (0, 10^6].
+    pub cold_launch_ms: f64,
+    /// Resume work of a hot launch in ms when every page it touches is in DRAM (onRestart →
+    /// onResume → first frame). (0, `cold_launch_ms`].
+    pub hot_launch_ms: f64,
+}
+
+/// `[access]`: parameters of the page-access model. Fractions of sets are of the app's whole
+/// steady page space (anonymous steady footprint + file pages).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AccessParams {
+    /// Size of a hot-launch set as a fraction of the page space (MemSaver Fig. 3a: 30–45% of
+    /// RSS). (0, 1].
+    pub launch_set_fraction: f64,
+    /// Size of the foreground working set (pages touched while the app is used); it contains
+    /// every launch set of every context. [`launch_set_fraction`, 1], and large enough for the
+    /// launch sets' cores and varying pool (checked; the error gives the minimum).
+    ///
+    /// [`launch_set_fraction`]: AccessParams::launch_set_fraction
+    pub foreground_ws_fraction: f64,
+    /// Size of B1, the transition working set touched in the ~5 s after the app leaves the
+    /// foreground (MemSaver §3.1, §3.3). (0, 1].
+    pub b1_fraction: f64,
+    /// Size of B2, the stable background working set (MemSaver §3.3, Fig. 5). [0, 1], and
+    /// `b2_fraction × b1_covers_b2 ≤ b1_fraction`.
+    pub b2_fraction: f64,
+    /// |H1 ∩ H2| / |H| for two hot launches of the same context (MemSaver Fig. 3a, Fig. 10:
+    /// ~0.75–0.80). [0, 1).
+    pub same_context_overlap: f64,
+    /// |H1 ∩ H2| / |H| for hot launches of two different contexts (MemSaver Fig. 8, estimated).
+    /// [0, `same_context_overlap`].
+    pub cross_context_overlap: f64,
+    /// |B1 ∩ B2| / |B2| (MemSaver Fig. 7: ~0.95). [0, 1].
+    pub b1_covers_b2: f64,
+    /// Probability that the next page a launch touches is the page after the previous one
+    /// (Ariadne Table 3, "2 consecutive": 0.61–0.86). [0, 0.99].
+    pub adjacency: f64,
+    /// Fraction of a launch set's pages that are file-backed (code, resources). [0, 1].
+    pub file_launch_share: f64,
+}
+
+/// `[compressibility]`: fractions of the anonymous pages by content kind; see
+/// `content::synth` for what each kind contains. Each in [0, 1], summing to 1 (±0.01).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Compressibility {
+    /// All-zero pages.
+    pub zero: f64,
+    /// Pages filled with one repeated non-zero word.
+    pub same_filled: f64,
+    /// Pointer-rich object pages (managed or native heap).
+    pub object: f64,
+    /// Text/string pages.
+    pub text: f64,
+    /// Random (already compressed: images, media, crypto) pages.
+    pub incompressible: f64,
+}
+
+const BUILTINS: &[(&str, &str)] = &[
+    ("YouTube", include_str!("../profiles/youtube.toml")),
+    ("Twitter", include_str!("../profiles/twitter.toml")),
+    ("Firefox", include_str!("../profiles/firefox.toml")),
+    ("GoogleEarth", include_str!("../profiles/googleearth.toml")),
+    ("BangDream", include_str!("../profiles/bangdream.toml")),
+    ("TikTok", include_str!("../profiles/tiktok.toml")),
+    ("Chrome", include_str!("../profiles/chrome.toml")),
+    ("Reddit", include_str!("../profiles/reddit.toml")),
+    ("SubwaySurfers", include_str!("../profiles/subwaysurfers.toml")),
+    ("Facebook", include_str!("../profiles/facebook.toml")),
+    ("Instagram", include_str!("../profiles/instagram.toml")),
+    ("Spotify", include_str!("../profiles/spotify.toml")),
+    ("AngryBirds", include_str!("../profiles/angrybirds.toml")),
+    ("CandyCrush", include_str!("../profiles/candycrush.toml")),
+    ("GoogleMaps", include_str!("../profiles/googlemaps.toml")),
+    ("Gmail", include_str!("../profiles/gmail.toml")),
+    ("WhatsApp", include_str!("../profiles/whatsapp.toml")),
+    ("Camera", include_str!("../profiles/camera.toml")),
+    ("Photos", include_str!("../profiles/photos.toml")),
+    ("Messages", include_str!("../profiles/messages.toml")),
+    ("Netflix", include_str!("../profiles/netflix.toml")),
+    ("Edge", include_str!("../profiles/edge.toml")),
+    ("Twitch", include_str!("../profiles/twitch.toml")),
+    ("AmazonShop", include_str!("../profiles/amazonshop.toml")),
+    ("Discord", include_str!("../profiles/discord.toml")),
+    ("EmptyActivity", include_str!("../profiles/emptyactivity.toml")),
+];
+
+/// Names of the built-in profiles, in a fixed order.
+pub fn builtin_names() -> Vec<&'static str> {
+    BUILTINS.iter().map(|(n, _)| *n).collect()
+}
+
+/// The TOML text of a built-in profile (case-insensitive name), if it is one.
+pub fn builtin_toml(name: &str) -> Option<&'static str> {
+    BUILTINS
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, t)| *t)
+}
+
+fn mb_to_pages(mb: f64) -> u32 {
+    (mb * PAGES_PER_MB).round().clamp(0.0, u32::MAX as f64) as u32
+}
+
+impl AppProfile {
+    /// Parses and validates a profile from TOML text; `origin` names the source in errors.
+    pub fn from_toml_str(text: &str, origin: &str) -> Result<Self, AppError> {
+        let profile: AppProfile = toml::from_str(text).map_err(|e| {
+            let (line, key) = tomlerr::locate(text, e.message(), e.span());
+            AppError::Parse {
+                origin: tomlerr::one_line(origin),
+                line,
+                key,
+                message: tomlerr::one_line(e.message()),
+            }
+        })?;
+        profile.validate_in(text, origin)?;
+        Ok(profile)
+    }
+
+    /// Reads, parses and validates a profile file.
+    pub fn load(path: &Path) -> Result<Self, AppError> {
+        let origin = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| AppError::Io {
+            origin: tomlerr::one_line(&origin),
+            message: tomlerr::one_line(&e.to_string()),
+        })?;
+        Self::from_toml_str(&text, &origin)
+    }
+
+    /// A built-in profile by name, case-insensitive (`youtube`, `YouTube`). The error lists the
+    /// known names.
+    pub fn builtin(name: &str) -> Result<Self, AppError> {
+        match BUILTINS.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)) {
+            Some((n, text)) => Self::from_toml_str(text, &format!("{}.toml", n.to_ascii_lowercase())),
+            None => Err(AppError::UnknownBuiltin {
+                name: tomlerr::one_line(name),
+                known: builtin_names().join(", "),
+                io: None,
+            }),
+        }
+    }
+
+    /// A built-in profile if `name_or_path` is a built-in name, otherwise the TOML file at that
+    /// path. When it is neither, the error lists the built-in names and the file error.
+    pub fn resolve(name_or_path: &str) -> Result<Self, AppError> {
+        if builtin_toml(name_or_path).is_some() {
+            return Self::builtin(name_or_path);
+        }
+        match std::fs::read_to_string(name_or_path) {
+            Ok(text) => Self::from_toml_str(&text, name_or_path),
+            Err(e) => Err(AppError::UnknownBuiltin {
+                name: tomlerr::one_line(name_or_path),
+                known: builtin_names().join(", "),
+                io: Some(tomlerr::one_line(&e.to_string())),
+            }),
+        }
+    }
+
+    /// Checks every value (done by the constructors; use after editing a profile in code).
+    pub fn validate(&self) -> Result<(), AppError> {
+        self.validate_in("", "<in memory>")
+    }
+
+    /// The compressibility mix as the content generator's [`content::SynthMix`] (default
+    /// `classes` and `vocabulary`).
+    pub fn synth_mix(&self) -> content::SynthMix {
+        let c = &self.compressibility;
+        content::SynthMix {
+            zero: c.zero,
+            same_filled: c.same_filled,
+            object: c.object,
+            text: c.text,
+            incompressible: c.incompressible,
+            ..content::SynthMix::default()
+        }
+    }
+
+    /// Anonymous footprint (MiB) after `age_s` seconds of foreground use since a cold launch:
+    /// linear from `anon_mb_start` (at 0 s) to `anon_mb_steady` (at `growth_seconds`), then flat.
+    pub fn anon_mb_at(&self, age_s: f64) -> f64 {
+        let f = &self.footprint;
+        let x = if age_s.is_finite() {
+            (age_s / f.growth_seconds).clamp(0.0, 1.0)
+        } else {
+            1.0
+        };
+        f.anon_mb_start + (f.anon_mb_steady - f.anon_mb_start) * x
+    }
+
+    /// Anonymous pages at the start (≈10 s after a cold launch).
+    pub fn anon_pages_start(&self) -> u32 {
+        mb_to_pages(self.footprint.anon_mb_start)
+    }
+
+    /// Anonymous pages at the steady footprint.
+    pub fn anon_pages_steady(&self) -> u32 {
+        mb_to_pages(self.footprint.anon_mb_steady)
+    }
+
+    /// File-backed pages.
+    pub fn file_pages(&self) -> u32 {
+        mb_to_pages(self.footprint.file_mb)
+    }
+
+    /// Index of a context by name (case-insensitive).
+    pub fn context_index(&self, name: &str) -> Option<usize> {
+        self.contexts.iter().position(|c| c.eq_ignore_ascii_case(name))
+    }
+
+    fn validate_in(&self, text: &str, origin: &str) -> Result<(), AppError> {
+        let v = Validator { text, origin };
+        let name_ok = |s: &str| {
+            !s.is_empty()
+                && s.chars().count() <= 64
+                && !s.chars().any(|c| c.is_whitespace() || c.is_control())
+        };
+        if !name_ok(&self.name) {
+            return Err(v.err(
+                "",
+                "name",
+                "a non-empty name of at most 64 characters without spaces",
+                &self.name,
+            ));
+        }
+        for (key, s) in [("package", &self.package), ("category", &self.category)] {
+            if s.trim().is_empty() || s.chars().any(|c| c.is_control()) {
+                return Err(v.err("", key, "a non-empty single-line string", s));
+            }
+        }
+        if self.contexts.is_empty() || self.contexts.len() > 16 {
+            return Err(v.err(
+                "",
+                "contexts",
+                "1 to 16 context names",
+                &format!("{} names", self.contexts.len()),
+            ));
+        }
+        for (i, c) in self.contexts.iter().enumerate() {
+            if !name_ok(c) {
+                return Err(v.err("", "contexts", "non-empty context names without spaces", c));
+            }
+            if self.contexts[..i].iter().any(|o| o.eq_ignore_ascii_case(c)) {
+                return Err(v.err("", "contexts", "distinct context names", &format!("{c:?} twice")));
+            }
+        }
+        if !(1..=10_000).contains(&self.threads) {
+            return Err(v.err(
+                "",
+                "threads",
+                "an integer in 1..=10000",
+                &self.threads.to_string(),
+            ));
+        }
+        let f = &self.footprint;
+        v.range("footprint", "anon_mb_start", f.anon_mb_start, 0.0, false, 65536.0)?;
+        v.range(
+            "footprint",
+            "anon_mb_steady",
+            f.anon_mb_steady,
+            0.0,
+            false,
+            65536.0,
+        )?;
+        if f.anon_mb_steady < f.anon_mb_start {
+            return Err(v.err(
+                "footprint",
+                "anon_mb_steady",
+                &format!("≥ footprint.anon_mb_start ({})", f.anon_mb_start),
+                &f.anon_mb_steady.to_string(),
+            ));
+        }
+        v.range("footprint", "growth_seconds", f.growth_seconds, 0.0, false, 1e6)?;
+        v.range("footprint", "java_heap_share", f.java_heap_share, 0.0, true, 1.0)?;
+        v.range("footprint", "file_mb", f.file_mb, 0.0, true, 65536.0)?;
+        let l = &self.launch;
+        v.range("launch", "cold_launch_ms", l.cold_launch_ms, 0.0, false, 1e6)?;
+        v.range(
+            "launch",
+            "hot_launch_ms",
+            l.hot_launch_ms,
+            0.0,
+            false,
+            l.cold_launch_ms.max(f64::MIN_POSITIVE),
+        )?;
+        let a = &self.access;
+        v.range(
+            "access",
+            "launch_set_fraction",
+            a.launch_set_fraction,
+            0.0,
+            false,
+            1.0,
+        )?;
+        v.range(
+            "access",
+            "foreground_ws_fraction",
+            a.foreground_ws_fraction,
+            0.0,
+            false,
+            1.0,
+        )?;
+        if a.foreground_ws_fraction < a.launch_set_fraction {
+            return Err(v.err(
+                "access",
+                "foreground_ws_fraction",
+                &format!("≥ access.launch_set_fraction ({})", a.launch_set_fraction),
+                &a.foreground_ws_fraction.to_string(),
+            ));
+        }
+        v.range("access", "b1_fraction", a.b1_fraction, 0.0, false, 1.0)?;
+        v.range("access", "b2_fraction", a.b2_fraction, 0.0, true, 1.0)?;
+        v.range("access", "b1_covers_b2", a.b1_covers_b2, 0.0, true, 1.0)?;
+        if a.b2_fraction * a.b1_covers_b2 > a.b1_fraction + 1e-12 {
+            return Err(v.err(
+                "access",
+                "b2_fraction",
+                &format!(
+                    "b2_fraction × b1_covers_b2 ≤ b1_fraction ({}), i.e. ≤ {:.4}",
+                    a.b1_fraction,
+                    a.b1_fraction / a.b1_covers_b2.max(1e-12)
+                ),
+                &a.b2_fraction.to_string(),
+            ));
+        }
+        v.range(
+            "access",
+            "same_context_overlap",
+            a.same_context_overlap,
+            0.0,
+            true,
+            0.999,
+        )?;
+        v.range(
+            "access",
+            "cross_context_overlap",
+            a.cross_context_overlap,
+            0.0,
+            true,
+            a.same_context_overlap,
+        )?;
+        v.range("access", "adjacency", a.adjacency, 0.0, true, 0.99)?;
+        v.range("access", "file_launch_share", a.file_launch_share, 0.0, true, 1.0)?;
+        let c = &self.compressibility;
+        let mix = [
+            ("zero", c.zero),
+            ("same_filled", c.same_filled),
+            ("object", c.object),
+            ("text", c.text),
+            ("incompressible", c.incompressible),
+        ];
+        for (k, x) in mix {
+            v.range("compressibility", k, x, 0.0, true, 1.0)?;
+        }
+        let sum: f64 = mix.iter().map(|(_, x)| x).sum();
+        if (sum - 1.0).abs() > 0.01 {
+            return Err(v.err(
+                "compressibility",
+                "zero",
+                "fractions summing to 1 (±0.01)",
+                &format!("sum {sum:.4}"),
+            ));
+        }
+        // The access model must be constructible for the steady layout.
+        let layout = AppLayout::from_profile(self);
+        access::plan(self, &layout).map_err(|e| v.err("access", e.key, &e.expected, &e.got))?;
+        Ok(())
+    }
+}
+
+struct Validator<'a> {
+    text: &'a str,
+    origin: &'a str,
+}
+
+impl Validator<'_> {
+    fn err(&self, section: &str, key: &str, expected: &str, got: &str) -> AppError {
+        AppError::Invalid {
+            origin: tomlerr::one_line(self.origin),
+            line: tomlerr::find_key_line(self.text, section, key),
+            key: tomlerr::join(section, key),
+            expected: tomlerr::one_line(expected),
+            got: tomlerr::one_line(got),
+        }
+    }
+
+    /// `x` finite and in (lo, hi] (`lo_incl` = false) or [lo, hi].
+    fn range(
+        &self,
+        section: &str,
+        key: &str,
+        x: f64,
+        lo: f64,
+        lo_incl: bool,
+        hi: f64,
+    ) -> Result<(), AppError> {
+        let ok = x.is_finite() && (if lo_incl { x >= lo } else { x > lo }) && x <= hi;
+        if ok {
+            Ok(())
+        } else {
+            let lb = if lo_incl { '[' } else { '(' };
+            Err(self.err(
+                section,
+                key,
+                &format!("a number in {lb}{lo}, {hi}]"),
+                &x.to_string(),
+            ))
+        }
+    }
+}

@@ -1,0 +1,171 @@
+use apps::{builtin_names, AppError, AppProfile};
+use hotlaunch_apps as apps;
+use proptest::prelude::*;
+
+#[test]
+fn all_builtins_load_and_validate() {
+    let names = builtin_names();
+    assert!(names.len() >= 22, "{} profiles", names.len());
+    for n in &names {
+        let p = AppProfile::builtin(n).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(&p.name, n);
+        assert!(p.footprint.anon_mb_steady >= p.footprint.anon_mb_start);
+        let m = p.synth_mix();
+        assert!((m.zero + m.same_filled + m.object + m.text + m.incompressible - 1.0).abs() < 0.011);
+    }
+    // Paper facts.
+    let yt = AppProfile::builtin("youtube").unwrap();
+    assert_eq!(
+        (yt.footprint.anon_mb_start, yt.footprint.anon_mb_steady),
+        (177.0, 358.0)
+    );
+    assert_eq!(yt.contexts, vec!["video", "shorts"]);
+    let tw = AppProfile::builtin("TWITTER").unwrap();
+    assert_eq!(tw.launch.hot_launch_ms, 273.0);
+    assert_eq!(
+        AppProfile::builtin("CandyCrush")
+            .unwrap()
+            .footprint
+            .java_heap_share,
+        0.04
+    );
+    assert_eq!(
+        AppProfile::builtin("BangDream").unwrap().footprint.anon_mb_steady,
+        821.0
+    );
+}
+
+#[test]
+fn every_builtin_value_has_a_source_comment() {
+    for n in builtin_names() {
+        let text = apps::builtin_toml(n).unwrap();
+        for line in text.lines() {
+            let t = line.trim();
+            if t.is_empty() || t.starts_with('#') || t.starts_with('[') {
+                continue;
+            }
+            let comment = t.split_once('#').map(|(_, c)| c.trim()).unwrap_or("");
+            assert!(comment.len() > 5, "{n}: value without source: {t}");
+        }
+    }
+}
+
+#[test]
+fn unknown_builtin_lists_names() {
+    let e = AppProfile::builtin("NoSuchApp").unwrap_err().to_string();
+    assert!(
+        e.contains("NoSuchApp") && e.contains("YouTube") && e.contains("Twitter"),
+        "{e}"
+    );
+    let e = AppProfile::resolve("/nonexistent/x.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("not a readable file"), "{e}");
+    assert!(!e.contains('\n'));
+}
+
+fn twitter_text() -> String {
+    apps::builtin_toml("Twitter").unwrap().to_string()
+}
+
+fn err_of(text: &str) -> String {
+    let e = AppProfile::from_toml_str(text, "t.toml").unwrap_err();
+    let s = e.to_string();
+    assert!(!s.contains('\n'), "{s}");
+    s
+}
+
+#[test]
+fn errors_name_file_and_key() {
+    let t = twitter_text();
+    let e = err_of(&t.replace("anon_mb_steady = 273", "anon_mb_steady = 100"));
+    assert!(
+        e.starts_with("app profile t.toml, line 11: key footprint.anon_mb_steady: expected ≥"),
+        "{e}"
+    );
+    let e = err_of(&t.replace("b1_covers_b2 = 0.95", "b1_covers_b2 = 1.5"));
+    assert!(
+        e.contains("key access.b1_covers_b2: expected a number in [0, 1], got 1.5"),
+        "{e}"
+    );
+    let e = err_of(&t.replace("threads = 90", "threads = 90\ncolour = 1"));
+    assert!(e.contains("key colour") && e.contains("unknown field"), "{e}");
+    let e = err_of(&t.replace("[launch]", "[launch]\nwarm_launch_ms = 3"));
+    assert!(e.contains("key launch.warm_launch_ms"), "{e}");
+    let e = err_of(&t.replace("hot_launch_ms = 273", ""));
+    assert!(e.contains("launch.hot_launch_ms") && e.contains("missing"), "{e}");
+    let e = err_of(&t.replace("foreground_ws_fraction = 0.75", "foreground_ws_fraction = 0.36"));
+    assert!(e.contains("key access.foreground_ws_fraction: expected ≥"), "{e}");
+    let e = err_of(&t.replace("incompressible = 0.1", "incompressible = 0.5"));
+    assert!(e.contains("compressibility") && e.contains("summing to 1"), "{e}");
+    let e = err_of(&t.replace("contexts = [\"search\", \"tweet\"]", "contexts = []"));
+    assert!(e.contains("key contexts"), "{e}");
+    let e = err_of(&t.replace("cross_context_overlap = 0.6", "cross_context_overlap = 0.9"));
+    assert!(e.contains("key access.cross_context_overlap"), "{e}");
+    let e = err_of(&t.replace("anon_mb_start = 182", "anon_mb_start = nan"));
+    assert!(e.contains("footprint.anon_mb_start"), "{e}");
+    let e = err_of("name = ");
+    assert!(e.starts_with("app profile t.toml"), "{e}");
+}
+
+#[test]
+fn growth_is_linear_then_flat() {
+    let p = AppProfile::builtin("YouTube").unwrap();
+    assert_eq!(p.anon_mb_at(0.0), 177.0);
+    assert!((p.anon_mb_at(150.0) - (177.0 + 181.0 / 2.0)).abs() < 1e-9);
+    assert_eq!(p.anon_mb_at(1e9), 358.0);
+    assert_eq!(p.anon_mb_at(f64::NAN), 358.0);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, .. ProptestConfig::default() })]
+    #[test]
+    fn random_text_never_panics(s in "\\PC{0,300}") {
+        if let Err(e) = AppProfile::from_toml_str(&s, "fuzz.toml") {
+            prop_assert!(!e.to_string().contains('\n'));
+        }
+    }
+
+    #[test]
+    fn mutations_never_panic(pos in 0usize..3000, len in 0usize..20, ins in "[ -~\\n]{0,12}") {
+        let t = twitter_text();
+        let mut pos = pos.min(t.len());
+        while !t.is_char_boundary(pos) { pos -= 1; }
+        let mut end = (pos + len).min(t.len());
+        while !t.is_char_boundary(end) { end -= 1; }
+        let m = format!("{}{}{}", &t[..pos], ins, &t[end..]);
+        match AppProfile::from_toml_str(&m, "mut.toml") {
+            Ok(p) => { prop_assert!(apps::AccessModel::for_profile(&p, 1).is_ok()); }
+            Err(e) => {
+                let s = e.to_string();
+                prop_assert!(!s.contains('\n'));
+                prop_assert!(s.starts_with("app profile mut.toml"));
+                let _: AppError = e;
+            }
+        }
+    }
+
+    #[test]
+    fn numeric_mutations_never_panic(idx in 0usize..30, val in prop_oneof![Just(-1.0f64), Just(0.0), Just(1e12), Just(0.5), Just(1.0), Just(2.0), Just(1e-9)]) {
+        let t = twitter_text();
+        let lines: Vec<&str> = t.lines().collect();
+        let numeric: Vec<usize> = (0..lines.len()).filter(|&i| {
+            lines[i].split('=').nth(1).map(|v| v.trim().chars().next().map(|c| c.is_ascii_digit()).unwrap_or(false)).unwrap_or(false)
+        }).collect();
+        let i = numeric[idx % numeric.len()];
+        let key = lines[i].split('=').next().unwrap();
+        let mut out: Vec<String> = lines.iter().map(|s| s.to_string()).collect();
+        out[i] = format!("{key}= {val:?}");
+        let m = out.join("\n");
+        match AppProfile::from_toml_str(&m, "num.toml") {
+            Ok(p) => {
+                let model = apps::AccessModel::for_profile(&p, 7);
+                prop_assert!(model.is_ok(), "{:?}", model.err());
+                let model = model.unwrap();
+                let n = model.layout().total();
+                prop_assert!(model.launch_set(0, 1).iter().all(|&x| x < n));
+            }
+            Err(e) => prop_assert!(!e.to_string().contains('\n')),
+        }
+    }
+}
