@@ -55,9 +55,9 @@ pub fn access<H: RuntimeHooks + ?Sized>(
         }
         st.objects += 1;
         let view = heap.view(o);
-        let mut meta = heap.meta[o as usize];
+        let mut meta = view.meta;
         let out = hooks.barrier(&view, &mut meta, write);
-        heap.meta[o as usize] = meta;
+        heap.recs[o as usize].meta = meta;
         st.stall.add(out.stall);
         if out.touch {
             heap.touch_objects(&mut batch, backing, o, span == Span::Whole, write);
@@ -83,9 +83,9 @@ pub fn write_ref<H: RuntimeHooks + ?Sized>(
     backing: &mut dyn PageBacking,
 ) -> Stall {
     let view = heap.view(src);
-    let mut meta = heap.meta[src as usize];
+    let mut meta = view.meta;
     let out = hooks.barrier(&view, &mut meta, true);
-    heap.meta[src as usize] = meta;
+    heap.recs[src as usize].meta = meta;
     heap.set_ref_raw(src, slot, dst);
     if dst != NULL {
         heap.remember(src);

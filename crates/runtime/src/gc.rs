@@ -176,11 +176,22 @@ struct Tracer<'a, H: RuntimeHooks + ?Sized> {
     hooks: &'a mut H,
     backing: &'a mut dyn PageBacking,
     batch: TouchBatch,
+    /// Mark bitmap (taken out of the heap for the trace).
+    mark: Vec<u64>,
     role: Vec<u8>,
     to_region: Vec<u32>,
     full: bool,
-    epoch: u32,
     st: GcStats,
+}
+
+/// Set `o`'s bit; returns whether it was clear.
+#[inline(always)]
+fn test_and_set(mark: &mut [u64], o: ObjId) -> bool {
+    let w = &mut mark[o as usize >> 6];
+    let bit = 1u64 << (o & 63);
+    let was = *w & bit;
+    *w |= bit;
+    was == 0
 }
 
 impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
@@ -188,51 +199,59 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
     #[inline(always)]
     fn collected(&self, o: ObjId) -> bool {
         if self.full {
-            // A full GC collects every region and the LOS (no need to load the object's address).
+            // A full GC collects every region and the LOS (no need to load the object's record).
             return true;
         }
-        let i = o as usize;
-        if self.heap.flags[i] & oflags::LARGE != 0 {
+        let r = &self.heap.recs[o as usize];
+        if r.flags & oflags::LARGE != 0 {
             self.full
         } else {
-            self.role[(self.heap.addr[i] >> REGION_SHIFT) as usize] != ROLE_NONE
+            self.role[(r.addr >> REGION_SHIFT) as usize] != ROLE_NONE
         }
     }
 
-    /// Mark `o` (in the collected set, not yet marked): copy or touch it; returns whether it must be
-    /// scanned.
+    /// First reference to `o` in this trace: mark it and, if it is in the collected set, copy or
+    /// touch it. Returns whether it must be scanned.
     #[inline(always)]
-    fn mark(&mut self, o: ObjId, depth: u32) -> bool {
-        let i = o as usize;
+    fn reach(&mut self, o: ObjId, depth: u32) -> bool {
+        test_and_set(&mut self.mark, o) && self.collected(o) && self.visit(o, depth)
+    }
+
+    /// Visit `o` (newly marked, in the collected set): copy or touch it; returns whether it must
+    /// be scanned.
+    #[inline(always)]
+    fn visit(&mut self, o: ObjId, depth: u32) -> bool {
         let heap = &mut *self.heap;
-        heap.mark[i] = self.epoch;
         self.st.visits += 1;
-        let view = heap.view(o);
+        let rec = heap.recs[o as usize];
+        let view = heap.view_of(o, &rec);
         let mode = self.hooks.visit_mode(&view);
-        let large = view.flags & oflags::LARGE != 0;
-        let region = if large { NIL } else { heap.addr[i] >> REGION_SHIFT };
+        let large = rec.flags & oflags::LARGE != 0;
+        let region = if large { NIL } else { rec.addr >> REGION_SHIFT };
         let young = !large && heap.regions[region as usize].young;
-        let mut meta = heap.meta[i];
+        let mut meta = rec.meta;
         let group = self.hooks.on_mark(&view, depth, young, &mut meta);
-        heap.meta[i] = meta;
+        if meta != rec.meta {
+            heap.recs[o as usize].meta = meta;
+        }
         let evac = !large && self.role[region as usize] == ROLE_EVAC;
         if evac {
             self.copy(o, group);
         } else if mode == VisitMode::Normal {
-            if view.nrefs > 0 {
-                let (f, n) = self.heap.pages_of(o);
+            if rec.ref_len > 0 {
+                let (f, n) = heap.pages_in(&rec);
                 self.batch.touch(self.backing, f, n, true);
             } else {
-                let p = self.heap.header_page(o);
+                let p = heap.header_page_in(&rec);
                 self.batch.touch(self.backing, p, 1, false);
             }
         }
-        view.nrefs > 0 && mode != VisitMode::Opaque
+        rec.ref_len > 0 && mode != VisitMode::Opaque
     }
 
     fn copy(&mut self, o: ObjId, group: u8) {
         let i = o as usize;
-        let size = self.heap.size[i];
+        let size = self.heap.recs[i].size;
         let g = group as usize;
         if self.to_region.len() <= g {
             self.to_region.resize(g + 1, NIL);
@@ -253,7 +272,7 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
                 }
                 Err(_) => {
                     // No free region: the object stays; its region becomes unevacuated.
-                    let r = (self.heap.addr[i] >> REGION_SHIFT) as usize;
+                    let r = (self.heap.recs[i].addr >> REGION_SHIFT) as usize;
                     self.role[r] = ROLE_UNEVAC;
                     let (f, n) = self.heap.pages_of(o);
                     self.batch.touch(self.backing, f, n, true);
@@ -263,7 +282,7 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
         };
         let (f, n) = self.heap.pages_of(o);
         self.batch.touch(self.backing, f, n, false);
-        self.heap.addr[i] = addr;
+        self.heap.recs[i].addr = addr;
         self.heap.regions[(addr >> REGION_SHIFT) as usize].objs.push(o);
         let (f, n) = self.heap.pages_of(o);
         self.batch.touch(self.backing, f, n, true);
@@ -271,17 +290,18 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
         self.st.bytes_copied += size as u64;
     }
 
+    /// Scan `o`'s reference slots (`refs` is the heap's slot array, taken out for the trace),
+    /// pushing the objects that must be scanned in turn.
     #[inline(always)]
-    fn scan(&mut self, o: ObjId, depth: u32, out: &mut Vec<ObjId>) {
-        let s = self.heap.ref_start[o as usize] as usize;
-        let n = self.heap.ref_len[o as usize] as usize;
-        for k in s..s + n {
-            let c = self.heap.refs[k];
+    fn scan(&mut self, refs: &[ObjId], o: ObjId, depth: u32, out: &mut Vec<ObjId>) {
+        let r = &self.heap.recs[o as usize];
+        let (s, n) = (r.ref_start as usize, r.ref_len as usize);
+        for &c in &refs[s..s + n] {
             if c == NULL {
                 continue;
             }
             self.st.refs_scanned += 1;
-            if self.heap.mark[c as usize] != self.epoch && self.collected(c) && self.mark(c, depth) {
+            if self.reach(c, depth) {
                 out.push(c);
             }
         }
@@ -306,11 +326,7 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
     };
     let full = !kind.is_sticky();
     heap.epoch = heap.epoch.wrapping_add(1);
-    if heap.epoch == 0 {
-        heap.mark.iter_mut().for_each(|m| *m = 0);
-        heap.epoch = 1;
-    }
-    let epoch = heap.epoch;
+    heap.clear_marks();
     let pid = heap.pid;
     // The mutator's allocation region is revoked at the flip.
     heap.alloc_region = NIL;
@@ -344,39 +360,38 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
     next.clear();
     let roots = std::mem::take(&mut heap.roots);
     let remembered = std::mem::take(&mut heap.remembered);
+    // The slot array is only read during the trace: take it out so the scan loop can borrow it
+    // while the tracer mutates the heap.
+    let refs = std::mem::take(&mut heap.refs);
+    let mark = std::mem::take(&mut heap.mark);
     let mut t = Tracer {
         heap,
         hooks,
         backing,
         batch: TouchBatch::new(now, Actor::AppGc(pid)),
+        mark,
         role,
         to_region: Vec::new(),
         full,
-        epoch,
         st,
     };
     let root_depth = if order == TraceOrder::Bfs { 0 } else { NO_DEPTH };
     for &r in roots.iter().chain(extra.iter()) {
-        if r != NULL
-            && t.heap.is_alive(r)
-            && t.heap.mark[r as usize] != epoch
-            && t.collected(r)
-            && t.mark(r, root_depth)
-        {
+        if r != NULL && t.heap.is_alive(r) && t.reach(r, root_depth) {
             stack.push(r);
         }
     }
     // Remembered set (old objects with stores since the last GC): scan them (sticky GCs only; a
     // full GC reaches everything from the roots).
     for &o in &remembered {
-        t.heap.flags[o as usize] &= !oflags::REMEMBERED;
+        t.heap.recs[o as usize].flags &= !oflags::REMEMBERED;
         if !full && t.heap.is_alive(o) && !t.collected(o) {
             let (f, n) = t.heap.pages_of(o);
             t.batch.touch(t.backing, f, n, true);
             t.st.visits += 1;
             let d = if order == TraceOrder::Bfs { 1 } else { NO_DEPTH };
             let mut tmp = std::mem::take(&mut next);
-            t.scan(o, d, &mut tmp);
+            t.scan(&refs, o, d, &mut tmp);
             stack.append(&mut tmp);
             next = tmp;
         }
@@ -384,18 +399,7 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
     match order {
         TraceOrder::Dfs => {
             while let Some(o) = stack.pop() {
-                let s = t.heap.ref_start[o as usize] as usize;
-                let n = t.heap.ref_len[o as usize] as usize;
-                for k in s..s + n {
-                    let c = t.heap.refs[k];
-                    if c == NULL {
-                        continue;
-                    }
-                    t.st.refs_scanned += 1;
-                    if t.heap.mark[c as usize] != epoch && t.collected(c) && t.mark(c, NO_DEPTH) {
-                        stack.push(c);
-                    }
-                }
+                t.scan(&refs, o, NO_DEPTH, &mut stack);
             }
         }
         TraceOrder::Bfs => {
@@ -403,7 +407,7 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
             while !stack.is_empty() {
                 next.clear();
                 for &o in stack.iter() {
-                    t.scan(o, depth + 1, &mut next);
+                    t.scan(&refs, o, depth + 1, &mut next);
                 }
                 std::mem::swap(&mut stack, &mut next);
                 depth += 1;
@@ -416,10 +420,13 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
         hooks,
         backing,
         batch,
+        mark,
         role,
         mut st,
         ..
     } = t;
+    heap.refs = refs;
+    heap.mark = mark;
     st.stall_ns = batch.stall.ns;
     st.pages_touched = batch.pages;
     heap.roots = roots;
@@ -439,11 +446,8 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
                 st.regions_evacuated += 1;
                 let objs = std::mem::take(&mut heap.regions[r as usize].objs);
                 for &o in &objs {
-                    let i = o as usize;
-                    if heap.flags[i] & oflags::ALIVE != 0
-                        && heap.mark[i] != epoch
-                        && heap.addr[i] >> REGION_SHIFT == r
-                    {
+                    let rec = &heap.recs[o as usize];
+                    if rec.flags & oflags::ALIVE != 0 && !heap.is_marked(o) && rec.addr >> REGION_SHIFT == r {
                         st.freed_objects += 1;
                         heap.free_object(o);
                     }
@@ -458,12 +462,12 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
                 let mut objs = std::mem::take(&mut heap.regions[r as usize].objs);
                 let mut live = 0u32;
                 objs.retain(|&o| {
-                    let i = o as usize;
-                    if heap.flags[i] & oflags::ALIVE == 0 || heap.addr[i] >> REGION_SHIFT != r {
+                    let rec = &heap.recs[o as usize];
+                    if rec.flags & oflags::ALIVE == 0 || rec.addr >> REGION_SHIFT != r {
                         return false;
                     }
-                    if heap.mark[i] == epoch {
-                        live += heap.size[i];
+                    if heap.is_marked(o) {
+                        live += rec.size;
                         true
                     } else {
                         st.freed_objects += 1;
@@ -482,11 +486,11 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
     if full {
         for s in 0..heap.los.len() {
             let slot = heap.los[s];
-            if slot.obj == NULL || heap.mark[slot.obj as usize] == epoch {
+            if slot.obj == NULL || heap.is_marked(slot.obj) {
                 continue;
             }
             st.freed_objects += 1;
-            heap.los_bytes -= heap.size[slot.obj as usize] as u64;
+            heap.los_bytes -= heap.size(slot.obj) as u64;
             heap.free_object(slot.obj);
             backing.unmap(pid, slot.first_page, slot.pages);
             heap.los[s].obj = NULL;

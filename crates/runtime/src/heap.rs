@@ -208,6 +208,26 @@ pub struct Allocated {
     pub trigger: Trigger,
 }
 
+/// The hot part of one object, packed into 24 bytes so that marking, copying and scanning an
+/// object reads one record (usually one cache line) instead of one entry in each of many arrays.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[repr(C)]
+pub struct ObjRec {
+    /// Region-space byte address, or LOS slot index for large objects.
+    pub addr: u32,
+    /// Size in bytes (aligned).
+    pub size: u32,
+    /// First reference slot in [`Heap::refs`].
+    pub ref_start: u32,
+    /// Number of reference slots.
+    pub ref_len: u32,
+    pub class: ClassId,
+    /// [`oflags`] bits.
+    pub flags: u8,
+    /// Policy metadata bits (Marvin access/stub bits, Fleet classes...).
+    pub meta: u8,
+}
+
 /// A read-only snapshot of an object for policy hooks.
 #[derive(Debug, Clone, Copy)]
 pub struct ObjView {
@@ -235,21 +255,14 @@ pub struct Heap {
     pub pid: Pid,
     pub config: HeapConfig,
     pub classes: Vec<ClassInfo>,
-    // --- objects (struct of arrays, indexed by ObjId) ---
-    /// Region-space byte address, or LOS slot index for large objects.
-    pub addr: Vec<u32>,
-    pub size: Vec<u32>,
-    pub class: Vec<ClassId>,
-    /// Allocation time in simulated milliseconds.
+    // --- objects (indexed by ObjId; see the module docs for the layout) ---
+    /// Hot per-object records: everything the collector reads to mark, copy and scan an object.
+    pub recs: Vec<ObjRec>,
+    /// Allocation time in simulated milliseconds (cold: only policy hooks read it).
     pub alloc_ms: Vec<u32>,
-    pub ref_start: Vec<u32>,
-    pub ref_len: Vec<u32>,
-    pub flags: Vec<u8>,
-    /// Policy metadata bits (Marvin access/stub bits, Fleet classes...).
-    pub meta: Vec<u8>,
-    /// GC mark epoch (`mark[o] == epoch` means marked in the current/last GC).
-    pub mark: Vec<u32>,
-    /// Reference slots (CSR): object `o`'s slots are `refs[ref_start[o]..ref_start[o]+ref_len[o]]`.
+    /// Mark bitmap, one bit per object id: set means marked by the current/last GC.
+    pub(crate) mark: Vec<u64>,
+    /// Reference slots (CSR): object `o`'s slots are `refs[recs[o].ref_start..][..recs[o].ref_len]`.
     pub refs: Vec<ObjId>,
     /// Slots in `refs` that belong to dead objects (compacted when they dominate).
     pub(crate) dead_ref_slots: u64,
@@ -317,14 +330,8 @@ impl Heap {
         Self {
             pid,
             classes: Vec::new(),
-            addr: Vec::new(),
-            size: Vec::new(),
-            class: Vec::new(),
+            recs: Vec::new(),
             alloc_ms: Vec::new(),
-            ref_start: Vec::new(),
-            ref_len: Vec::new(),
-            flags: Vec::new(),
-            meta: Vec::new(),
             mark: Vec::new(),
             refs: Vec::new(),
             dead_ref_slots: 0,
@@ -377,70 +384,137 @@ impl Heap {
 
     /// Number of object ids (live or free).
     pub fn id_capacity(&self) -> usize {
-        self.size.len()
+        self.recs.len()
+    }
+
+    /// The hot record of object id `o`.
+    #[inline(always)]
+    pub fn rec(&self, o: ObjId) -> &ObjRec {
+        &self.recs[o as usize]
+    }
+
+    /// Region-space byte address of `o` (LOS slot index for large objects).
+    #[inline]
+    pub fn addr(&self, o: ObjId) -> u32 {
+        self.recs[o as usize].addr
+    }
+
+    /// Size of `o` in bytes.
+    #[inline]
+    pub fn size(&self, o: ObjId) -> u32 {
+        self.recs[o as usize].size
+    }
+
+    #[inline]
+    pub fn class(&self, o: ObjId) -> ClassId {
+        self.recs[o as usize].class
+    }
+
+    /// [`oflags`] bits of `o`.
+    #[inline]
+    pub fn flags(&self, o: ObjId) -> u8 {
+        self.recs[o as usize].flags
+    }
+
+    /// Policy metadata bits of `o`.
+    #[inline]
+    pub fn meta(&self, o: ObjId) -> u8 {
+        self.recs[o as usize].meta
+    }
+
+    /// Whether the last (or current) GC marked `o`.
+    #[inline]
+    pub fn is_marked(&self, o: ObjId) -> bool {
+        self.mark
+            .get(o as usize >> 6)
+            .is_some_and(|w| w & (1u64 << (o & 63)) != 0)
     }
 
     #[inline]
     pub fn is_alive(&self, o: ObjId) -> bool {
-        (o as usize) < self.flags.len() && self.flags[o as usize] & oflags::ALIVE != 0
+        self.recs
+            .get(o as usize)
+            .is_some_and(|r| r.flags & oflags::ALIVE != 0)
     }
 
     #[inline]
     pub fn is_large(&self, o: ObjId) -> bool {
-        self.flags[o as usize] & oflags::LARGE != 0
+        self.recs[o as usize].flags & oflags::LARGE != 0
     }
 
     /// Region of a (non-large) object.
     #[inline]
     pub fn region_of(&self, o: ObjId) -> u32 {
-        self.addr[o as usize] >> REGION_SHIFT
+        self.recs[o as usize].addr >> REGION_SHIFT
     }
 
     /// Reference slots of an object.
     #[inline]
     pub fn refs_of(&self, o: ObjId) -> &[ObjId] {
-        let s = self.ref_start[o as usize] as usize;
-        &self.refs[s..s + self.ref_len[o as usize] as usize]
+        self.refs_in(&self.recs[o as usize])
+    }
+
+    /// Reference slots of the object with record `r`.
+    #[inline(always)]
+    pub fn refs_in(&self, r: &ObjRec) -> &[ObjId] {
+        let s = r.ref_start as usize;
+        &self.refs[s..s + r.ref_len as usize]
     }
 
     pub fn view(&self, o: ObjId) -> ObjView {
-        let i = o as usize;
+        self.view_of(o, &self.recs[o as usize])
+    }
+
+    /// The hook view of object `o` with record `r` (reads nothing else on the hot path unless a
+    /// hook uses `alloc_ms`).
+    #[inline(always)]
+    pub(crate) fn view_of(&self, o: ObjId, r: &ObjRec) -> ObjView {
         ObjView {
             id: o,
-            size: self.size[i],
-            class: self.class[i],
-            alloc_ms: self.alloc_ms[i],
-            flags: self.flags[i],
-            meta: self.meta[i],
-            nrefs: self.ref_len[i],
+            size: r.size,
+            class: r.class,
+            alloc_ms: self.alloc_ms.get(o as usize).copied().unwrap_or(0),
+            flags: r.flags,
+            meta: r.meta,
+            nrefs: r.ref_len,
         }
     }
 
     /// Global page range `(first, n)` covering object `o`.
     #[inline]
     pub fn pages_of(&self, o: ObjId) -> (PageIdx, u32) {
-        let i = o as usize;
-        if self.flags[i] & oflags::LARGE != 0 {
-            let s = self.los[self.addr[i] as usize];
+        self.pages_in(&self.recs[o as usize])
+    }
+
+    /// Global page range `(first, n)` covering the object with record `r`.
+    #[inline(always)]
+    pub fn pages_in(&self, r: &ObjRec) -> (PageIdx, u32) {
+        if r.flags & oflags::LARGE != 0 {
+            let s = self.los[r.addr as usize];
             (s.first_page, s.pages)
         } else {
-            let a = self.addr[i];
-            let r = &self.regions[(a >> REGION_SHIFT) as usize];
+            let a = r.addr;
+            let reg = &self.regions[(a >> REGION_SHIFT) as usize];
             let off = a & (REGION_SIZE - 1);
             let p0 = off >> PAGE_SHIFT;
-            let p1 = (off + self.size[i] - 1) >> PAGE_SHIFT;
-            (r.first_page + p0, p1 - p0 + 1)
+            let p1 = (off + r.size - 1) >> PAGE_SHIFT;
+            (reg.first_page + p0, p1 - p0 + 1)
         }
     }
 
     /// Global page of the object's header.
     #[inline]
     pub fn header_page(&self, o: ObjId) -> PageIdx {
-        let i = o as usize;
-        if self.flags[i] & oflags::LARGE != 0 {
-            self.los[self.addr[i] as usize].first_page
+        self.header_page_in(&self.recs[o as usize])
+    }
+
+    /// Global page of the header of the object with record `r`.
+    #[inline(always)]
+    pub fn header_page_in(&self, r: &ObjRec) -> PageIdx {
+        if r.flags & oflags::LARGE != 0 {
+            self.los[r.addr as usize].first_page
         } else {
-            let a = self.addr[i];
+            let a = r.addr;
             self.regions[(a >> REGION_SHIFT) as usize].first_page + ((a & (REGION_SIZE - 1)) >> PAGE_SHIFT)
         }
     }
@@ -489,16 +563,9 @@ impl Heap {
         if let Some(id) = self.free_ids.pop() {
             return id;
         }
-        let id = self.size.len() as ObjId;
-        self.addr.push(0);
-        self.size.push(0);
-        self.class.push(0);
+        let id = self.recs.len() as ObjId;
+        self.recs.push(ObjRec::default());
         self.alloc_ms.push(0);
-        self.ref_start.push(0);
-        self.ref_len.push(0);
-        self.flags.push(0);
-        self.meta.push(0);
-        self.mark.push(0);
         id
     }
 
@@ -668,18 +735,20 @@ impl Heap {
         }
         let id = self.new_id();
         let i = id as usize;
-        self.addr[i] = addr;
-        self.size[i] = size;
-        self.class[i] = class;
+        self.recs[i] = ObjRec {
+            addr,
+            size,
+            ref_start: self.refs.len() as u32,
+            ref_len: nrefs,
+            class,
+            flags: oflags::ALIVE
+                | if self.foreground { oflags::FG_ALLOC } else { 0 }
+                | if large { oflags::LARGE } else { 0 },
+            meta: 0,
+        };
         self.alloc_ms[i] = (now / 1_000_000).min(u32::MAX as u64) as u32;
-        self.ref_start[i] = self.refs.len() as u32;
-        self.ref_len[i] = nrefs;
         self.refs.resize(self.refs.len() + nrefs as usize, NULL);
-        self.flags[i] = oflags::ALIVE
-            | if self.foreground { oflags::FG_ALLOC } else { 0 }
-            | if large { oflags::LARGE } else { 0 };
-        self.meta[i] = 0;
-        self.mark[i] = 0;
+        self.unmark(id);
         if large {
             self.los[addr as usize].obj = id;
         } else {
@@ -697,12 +766,12 @@ impl Heap {
 
     /// Reclaim a dead object's id and slots (GC sweep).
     pub(crate) fn free_object(&mut self, o: ObjId) {
-        let i = o as usize;
-        self.flags[i] = 0;
-        self.dead_ref_slots += self.ref_len[i] as u64;
-        self.ref_len[i] = 0;
+        let r = &mut self.recs[o as usize];
+        r.flags = 0;
+        self.dead_ref_slots += r.ref_len as u64;
+        r.ref_len = 0;
         self.live_objects -= 1;
-        self.bytes_allocated -= self.size[i] as u64;
+        self.bytes_allocated -= r.size as u64;
         self.free_ids.push(o);
     }
 
@@ -712,14 +781,13 @@ impl Heap {
             return;
         }
         let mut out: Vec<ObjId> = Vec::with_capacity(self.refs.len() - self.dead_ref_slots as usize);
-        for o in 0..self.size.len() {
-            if self.flags[o] & oflags::ALIVE != 0 {
-                let s = self.ref_start[o] as usize;
-                let n = self.ref_len[o] as usize;
-                self.ref_start[o] = out.len() as u32;
-                out.extend_from_slice(&self.refs[s..s + n]);
+        for r in self.recs.iter_mut() {
+            if r.flags & oflags::ALIVE != 0 {
+                let s = r.ref_start as usize;
+                r.ref_start = out.len() as u32;
+                out.extend_from_slice(&self.refs[s..s + r.ref_len as usize]);
             } else {
-                self.ref_start[o] = out.len() as u32;
+                r.ref_start = out.len() as u32;
             }
         }
         self.refs = out;
@@ -745,34 +813,50 @@ impl Heap {
 
     /// Store a reference without touching pages or running barriers (heap construction).
     pub fn set_ref_raw(&mut self, src: ObjId, slot: u32, dst: ObjId) {
-        debug_assert!(slot < self.ref_len[src as usize]);
-        let s = self.ref_start[src as usize] + slot;
+        let r = &self.recs[src as usize];
+        debug_assert!(slot < r.ref_len);
+        let s = r.ref_start + slot;
         self.refs[s as usize] = dst;
     }
 
     /// The write barrier's generational part: remember an old object that now points elsewhere.
     #[inline]
     pub(crate) fn remember(&mut self, src: ObjId) {
-        let i = src as usize;
-        if self.flags[i] & oflags::REMEMBERED != 0 {
+        let r = self.recs[src as usize];
+        if r.flags & oflags::REMEMBERED != 0 {
             return;
         }
-        let old = if self.flags[i] & oflags::LARGE != 0 {
+        let old = if r.flags & oflags::LARGE != 0 {
             true
         } else {
-            !self.regions[(self.addr[i] >> REGION_SHIFT) as usize].young
+            !self.regions[(r.addr >> REGION_SHIFT) as usize].young
         };
         if old {
-            self.flags[i] |= oflags::REMEMBERED;
+            self.recs[src as usize].flags |= oflags::REMEMBERED;
             self.remembered.push(src);
         }
     }
 
+    /// Clear `o`'s mark bit (a newly allocated object is unmarked).
+    #[inline]
+    pub(crate) fn unmark(&mut self, o: ObjId) {
+        if let Some(w) = self.mark.get_mut(o as usize >> 6) {
+            *w &= !(1u64 << (o & 63));
+        }
+    }
+
+    /// Start a collection's marking: every id unmarked, the bitmap covering every id.
+    pub(crate) fn clear_marks(&mut self) {
+        self.mark.clear();
+        self.mark.resize(self.recs.len().div_ceil(64), 0);
+    }
+
     /// Total bytes of live (not yet reclaimed) objects, recomputed (for tests).
     pub fn recount_bytes(&self) -> u64 {
-        (0..self.size.len())
-            .filter(|&o| self.flags[o] & oflags::ALIVE != 0)
-            .map(|o| self.size[o] as u64)
+        self.recs
+            .iter()
+            .filter(|r| r.flags & oflags::ALIVE != 0)
+            .map(|r| r.size as u64)
             .sum()
     }
 

@@ -25,6 +25,7 @@ pub mod gen;
 pub mod heap;
 pub mod hooks;
 pub mod hprof;
+pub mod kernel_backing;
 
 pub use access::{AccessStats, Span};
 pub use backing::{MockBacking, NullBacking, PageBacking};

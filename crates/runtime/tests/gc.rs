@@ -41,7 +41,7 @@ fn canonical(heap: &Heap) -> Vec<(u32, u32, Vec<Option<u32>>)> {
                 .iter()
                 .map(|&c| if c == NULL { None } else { Some(num[&c]) })
                 .collect();
-            (heap.class[o as usize], heap.size[o as usize], refs)
+            (heap.class(o), heap.size(o), refs)
         })
         .collect()
 }
@@ -130,7 +130,7 @@ fn unreachable_objects_are_reclaimed_and_reachable_survive_with_references() {
 fn copying_moves_objects_and_frees_regions() {
     let mut b = MockBacking::new(0);
     let mut heap = small_heap_on(3, 2 << 20, &mut b);
-    let addrs: Vec<u32> = heap.addr.clone();
+    let addrs: Vec<u32> = heap.recs.iter().map(|r| r.addr).collect();
     let used_before = heap.used_regions();
     let st = collect(
         &mut heap,
@@ -143,7 +143,7 @@ fn copying_moves_objects_and_frees_regions() {
     );
     assert!(st.regions_freed > 0 && st.bytes_copied > 0);
     let moved = (0..addrs.len())
-        .filter(|&o| !heap.is_large(o as u32) && heap.addr[o] != addrs[o])
+        .filter(|&o| !heap.is_large(o as u32) && heap.addr(o as u32) != addrs[o])
         .count();
     assert!(moved > 0);
     assert!(heap.used_regions() <= used_before);
@@ -355,7 +355,7 @@ fn policy_groups_objects_into_separate_regions() {
 fn generator_depth_profile_and_determinism() {
     let a = small_heap(9, 2 << 20);
     let b = small_heap(9, 2 << 20);
-    assert_eq!(a.addr, b.addr);
+    assert_eq!(a.recs, b.recs);
     assert_eq!(a.refs, b.refs);
     let near = canonical(&a).len();
     assert_eq!(near as u64, a.live_objects, "generated heap is fully reachable");
@@ -378,7 +378,10 @@ fn synthetic_apps_build_and_churn() {
     let before = rt.heap.bytes_allocated;
     let c = app.step(&mut rt, spec.churn_period * 3, &mut b, &mut l).unwrap();
     assert_eq!(app.rounds, 3);
-    assert!(rt.heap.bytes_allocated > before || c.gc.is_some(), "churn allocated new arrays");
+    assert!(
+        rt.heap.bytes_allocated > before || c.gc.is_some(),
+        "churn allocated new arrays"
+    );
     let live = app.data_objects(&rt.heap);
     assert!(live.iter().all(|&o| rt.heap.is_alive(o)));
     rt.collect(
