@@ -1,3 +1,4 @@
 //! Workloads for hotlaunch.
 
-pub mod pagelevel;
+pub mod scenario;
+pub mod user;

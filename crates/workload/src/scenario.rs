@@ -1,0 +1,1196 @@
+//! Scenario files: device + apps + workload + run options, in TOML (format: `docs/scenario.md`).
+//!
+//! [`Scenario::from_toml_str`] parses and checks a scenario on its own (keys, ranges, workload
+//! kind and its keys, event shapes); [`Scenario::resolve`] loads the device and app profiles
+//! (built-in names, or paths relative to the scenario file) and generates the user's
+//! [`Timeline`] into a [`ResolvedScenario`], checking that every event names an app of the
+//! scenario and an existing context. Every error is one line naming the scenario file, the line
+//! when known, the dotted key and what was expected; nothing panics on any input.
+//!
+//! Built-in scenarios live in `crates/workload/scenarios/*.toml` ([`builtin_names`]).
+
+use std::path::{Path, PathBuf};
+
+use apps::{tomlerr, AppError, AppProfile};
+use device::{DeviceError, DeviceProfile};
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::user::{self, LiveLabParams, ProtocolParams, Timeline, TimelineBuilder};
+
+/// Why a scenario could not be loaded or resolved. `Display` is always one line.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ScenarioError {
+    /// The file could not be read.
+    #[error("scenario {origin}: cannot read file: {message}")]
+    Io { origin: String, message: String },
+    /// Not valid TOML or not the scenario's shape (unknown key, missing key, wrong type).
+    #[error("scenario {origin}{}{}: {message}", fmt_line(*line), fmt_key(key))]
+    Parse {
+        origin: String,
+        line: Option<usize>,
+        key: Option<String>,
+        message: String,
+    },
+    /// A value is invalid.
+    #[error("scenario {origin}{}: key {key}: expected {expected}, got {got}", fmt_line(*line))]
+    Invalid {
+        origin: String,
+        line: Option<usize>,
+        key: String,
+        expected: String,
+        got: String,
+    },
+    /// The device could not be resolved (the device error names its own file and key).
+    #[error("scenario {origin}{}: key device: {source}", fmt_line(*line))]
+    Device {
+        origin: String,
+        line: Option<usize>,
+        source: Box<DeviceError>,
+    },
+    /// An app profile could not be resolved.
+    #[error("scenario {origin}{}: key {key}: {source}", fmt_line(*line))]
+    App {
+        origin: String,
+        line: Option<usize>,
+        key: String,
+        source: Box<AppError>,
+    },
+    /// Not a built-in scenario (and, for `resolve_name`, not a readable file).
+    #[error("scenario {name}: not a built-in scenario (known: {known}){}", fmt_io(io))]
+    UnknownBuiltin {
+        name: String,
+        known: String,
+        io: Option<String>,
+    },
+}
+
+fn fmt_line(line: Option<usize>) -> String {
+    line.map(|l| format!(", line {l}")).unwrap_or_default()
+}
+
+fn fmt_key(key: &Option<String>) -> String {
+    key.as_ref().map(|k| format!(": key {k}")).unwrap_or_default()
+}
+
+fn fmt_io(io: &Option<String>) -> String {
+    io.as_ref()
+        .map(|m| format!(" and not a readable file: {m}"))
+        .unwrap_or_default()
+}
+
+/// Which swap devices a run gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SwapMode {
+    /// No swap at all.
+    #[serde(rename = "none")]
+    None,
+    /// zram only (stock Android).
+    #[serde(rename = "zram")]
+    Zram,
+    /// A flash swap partition/file only (Fleet's and Marvin's "swap").
+    #[serde(rename = "flash")]
+    Flash,
+    /// zram first, then flash (Linux swap priorities / zram writeback).
+    #[serde(rename = "zram+flash")]
+    ZramFlash,
+}
+
+impl SwapMode {
+    /// Parses `none`, `zram`, `flash`, `zram+flash`.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "none" => Some(SwapMode::None),
+            "zram" => Some(SwapMode::Zram),
+            "flash" => Some(SwapMode::Flash),
+            "zram+flash" => Some(SwapMode::ZramFlash),
+            _ => None,
+        }
+    }
+
+    /// The scenario-file spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SwapMode::None => "none",
+            SwapMode::Zram => "zram",
+            SwapMode::Flash => "flash",
+            SwapMode::ZramFlash => "zram+flash",
+        }
+    }
+}
+
+/// A named run configuration of a scenario (e.g. "with swap" vs "without swap"): each variant is
+/// run on the same workload; unset fields inherit the scenario's.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Variant {
+    /// Variant name (reports, checks).
+    pub name: String,
+    /// Policy to run (else the scenario's first policy).
+    pub policy: Option<String>,
+    /// Swap mode (else the scenario's).
+    pub swap: Option<SwapMode>,
+    /// zram disk size in MiB (else the scenario's / the device's).
+    pub zram_mb: Option<u64>,
+}
+
+/// The workload section, checked.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum WorkloadSpec {
+    /// LiveLab-like sessions.
+    LiveLab { launches: usize, params: LiveLabParams },
+    /// Launch apps one after another (`order`: app names; empty = all apps in `[apps]` order).
+    LaunchOneMore {
+        order: Vec<String>,
+        rounds: usize,
+        params: ProtocolParams,
+    },
+    /// Relaunch each target after `n_between` other apps, `repeats` times.
+    RelaunchAfter {
+        targets: Vec<String>,
+        others: Vec<String>,
+        n_between: usize,
+        repeats: usize,
+        params: ProtocolParams,
+    },
+    /// All apps in turn for `rounds` rounds.
+    RoundRobin {
+        order: Vec<String>,
+        rounds: usize,
+        params: ProtocolParams,
+    },
+    /// An explicit event list, repeated `repeat` times.
+    Script { events: Vec<ScriptEvent>, repeat: usize },
+}
+
+/// One event of a script, as written (names resolved at [`Scenario::resolve`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScriptEvent {
+    /// Explicit time (s since start); must not go back in time.
+    pub at_s: Option<f64>,
+    /// The action.
+    pub kind: ScriptAction,
+    /// 1-based line in the scenario file, when known (for error messages).
+    #[serde(skip)]
+    pub line: Option<usize>,
+}
+
+/// The action of a script event.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum ScriptAction {
+    /// `launch = "App"`, optional `context`, then `use_s` seconds of use.
+    Launch {
+        app: String,
+        context: Option<String>,
+        use_s: f64,
+    },
+    /// `home = true`, then `wait_s` seconds.
+    Home { wait_s: f64 },
+    /// `alloc_mb = N` by `app` (default: the foreground app), then `wait_s`.
+    Alloc {
+        app: Option<String>,
+        mb: f64,
+        wait_s: f64,
+    },
+    /// `kill = "App"`, then `wait_s`.
+    Kill { app: String, wait_s: f64 },
+    /// `wait_s = N` alone: time passes.
+    Wait { wait_s: f64 },
+}
+
+/// A parsed, checked scenario (device and apps not yet loaded).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Scenario {
+    /// Scenario name.
+    pub name: String,
+    /// One-paragraph description.
+    pub description: String,
+    /// Master seed of the run (workload generation and every other RNG stream). The CLI's
+    /// `--seed` overrides it before [`Scenario::resolve`].
+    pub seed: u64,
+    /// Device: built-in name or path (relative to the scenario file).
+    pub device: String,
+    /// Swap mode (None: the policy's default).
+    pub swap: Option<SwapMode>,
+    /// zram disk size override, MiB (None: the device's).
+    pub zram_mb: Option<u64>,
+    /// Default policies to run (empty: the CLI's default).
+    pub policies: Vec<String>,
+    /// Variants to run (empty: just the policies).
+    pub variants: Vec<Variant>,
+    /// App names or paths, in order (the order is also the popularity rank for `livelab`).
+    pub apps: Vec<String>,
+    /// The workload.
+    pub workload: WorkloadSpec,
+    /// File name or path the scenario came from (for errors).
+    pub origin: String,
+    /// Directory relative paths are resolved against (None for built-ins).
+    #[serde(skip)]
+    pub base_dir: Option<PathBuf>,
+    #[serde(skip)]
+    text: String,
+}
+
+/// A scenario with its device and apps loaded and its user timeline generated: what the
+/// framework runs.
+#[derive(Debug, Clone, Serialize)]
+pub struct ResolvedScenario {
+    /// Scenario name.
+    pub name: String,
+    /// Description.
+    pub description: String,
+    /// Master seed.
+    pub seed: u64,
+    /// The device profile.
+    pub device: DeviceProfile,
+    /// Swap mode (None: the policy decides).
+    pub swap: Option<SwapMode>,
+    /// zram size override (MiB).
+    pub zram_mb: Option<u64>,
+    /// Default policies.
+    pub policies: Vec<String>,
+    /// Variants.
+    pub variants: Vec<Variant>,
+    /// The apps; events refer to them by index. Repeated names become instances `Name#2`, ….
+    pub apps: Vec<AppProfile>,
+    /// The user's actions, time-ordered, and the end of the run.
+    pub timeline: Timeline,
+    /// The workload as written.
+    pub workload: WorkloadSpec,
+}
+
+const BUILTINS: &[(&str, &str)] = &[
+    ("default", include_str!("../scenarios/default.toml")),
+    (
+        "fleet-fig2-twitter",
+        include_str!("../scenarios/fleet-fig2-twitter.toml"),
+    ),
+    (
+        "fleet-3.1-instagram-swap",
+        include_str!("../scenarios/fleet-3.1-instagram-swap.toml"),
+    ),
+    (
+        "ariadne-fig2-zram",
+        include_str!("../scenarios/ariadne-fig2-zram.toml"),
+    ),
+    (
+        "marvin-fig3-alloc",
+        include_str!("../scenarios/marvin-fig3-alloc.toml"),
+    ),
+    ("ismm15-livelab", include_str!("../scenarios/ismm15-livelab.toml")),
+];
+
+/// Names of the built-in scenarios.
+pub fn builtin_names() -> Vec<&'static str> {
+    BUILTINS.iter().map(|(n, _)| *n).collect()
+}
+
+/// TOML text of a built-in scenario.
+pub fn builtin_toml(name: &str) -> Option<&'static str> {
+    BUILTINS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Raw (serde) shapes.
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawScenario {
+    name: String,
+    #[serde(default)]
+    description: String,
+    #[serde(default = "one")]
+    seed: u64,
+    device: String,
+    swap: Option<String>,
+    zram_mb: Option<u64>,
+    #[serde(default)]
+    policies: Vec<String>,
+    #[serde(default)]
+    variants: Vec<RawVariant>,
+    apps: RawApps,
+    workload: RawWorkload,
+}
+
+fn one() -> u64 {
+    1
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawApps {
+    names: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawVariant {
+    name: String,
+    policy: Option<String>,
+    swap: Option<String>,
+    zram_mb: Option<u64>,
+}
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawWorkload {
+    kind: String,
+    launches: Option<u64>,
+    order: Option<Vec<String>>,
+    rounds: Option<u64>,
+    targets: Option<Vec<String>>,
+    others: Option<Vec<String>>,
+    n_between: Option<u64>,
+    repeats: Option<u64>,
+    use_s: Option<f64>,
+    home_wait_s: Option<f64>,
+    repeat: Option<u64>,
+    events: Option<Vec<RawEvent>>,
+    zipf_exponent: Option<f64>,
+    weights: Option<Vec<f64>>,
+    locality_p: Option<f64>,
+    locality_k: Option<u64>,
+    dwell_median_s: Option<f64>,
+    dwell_sigma: Option<f64>,
+    dwell_max_s: Option<f64>,
+    session_apps_mean: Option<f64>,
+    direct_switch_p: Option<f64>,
+    home_pause_s: Option<f64>,
+    gap_mean_s: Option<f64>,
+    same_context_p: Option<f64>,
+}
+
+#[derive(Debug, Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+struct RawEvent {
+    at_s: Option<f64>,
+    launch: Option<String>,
+    context: Option<String>,
+    use_s: Option<f64>,
+    home: Option<bool>,
+    alloc_mb: Option<f64>,
+    app: Option<String>,
+    kill: Option<String>,
+    wait_s: Option<f64>,
+}
+
+const KINDS: &str = "livelab, launch-one-more, relaunch-after, round-robin, script";
+const LIVELAB_KEYS: &[&str] = &[
+    "launches",
+    "zipf_exponent",
+    "weights",
+    "locality_p",
+    "locality_k",
+    "dwell_median_s",
+    "dwell_sigma",
+    "dwell_max_s",
+    "session_apps_mean",
+    "direct_switch_p",
+    "home_pause_s",
+    "gap_mean_s",
+    "same_context_p",
+];
+
+/// Upper bound on generated launches / events (keeps bad input from exhausting memory).
+const MAX_LAUNCHES: u64 = 1_000_000;
+
+struct Ctx<'a> {
+    origin: &'a str,
+    text: &'a str,
+}
+
+impl Ctx<'_> {
+    fn invalid(&self, section: &str, key: &str, expected: &str, got: &str) -> ScenarioError {
+        ScenarioError::Invalid {
+            origin: tomlerr::one_line(self.origin),
+            line: tomlerr::find_key_line(self.text, section, key),
+            key: tomlerr::one_line(&tomlerr::join(section, key)),
+            expected: tomlerr::one_line(expected),
+            got: tomlerr::one_line(got),
+        }
+    }
+
+    fn num(
+        &self,
+        section: &str,
+        key: &str,
+        x: f64,
+        lo: f64,
+        lo_incl: bool,
+        hi: f64,
+    ) -> Result<f64, ScenarioError> {
+        let ok = x.is_finite() && (if lo_incl { x >= lo } else { x > lo }) && x <= hi;
+        if ok {
+            Ok(x)
+        } else {
+            let lb = if lo_incl { '[' } else { '(' };
+            Err(self.invalid(
+                section,
+                key,
+                &format!("a number in {lb}{lo}, {hi}]"),
+                &x.to_string(),
+            ))
+        }
+    }
+
+    fn count(&self, section: &str, key: &str, x: u64, lo: u64, hi: u64) -> Result<usize, ScenarioError> {
+        if (lo..=hi).contains(&x) {
+            Ok(x as usize)
+        } else {
+            Err(self.invalid(
+                section,
+                key,
+                &format!("an integer in {lo}..={hi}"),
+                &x.to_string(),
+            ))
+        }
+    }
+
+    fn swap(&self, section: &str, s: &str) -> Result<SwapMode, ScenarioError> {
+        SwapMode::parse(s).ok_or_else(|| {
+            self.invalid(
+                section,
+                "swap",
+                "one of none, zram, flash, zram+flash",
+                &format!("{s:?}"),
+            )
+        })
+    }
+}
+
+impl Scenario {
+    /// Parses and checks a scenario from TOML text; `origin` names it in errors. Relative paths
+    /// of devices and apps are resolved against the current directory unless
+    /// [`Scenario::base_dir`] is set (as [`Scenario::load`] does).
+    pub fn from_toml_str(text: &str, origin: &str) -> Result<Self, ScenarioError> {
+        let raw: RawScenario = toml::from_str(text).map_err(|e| {
+            let (line, key) = tomlerr::locate(text, e.message(), e.span());
+            ScenarioError::Parse {
+                origin: tomlerr::one_line(origin),
+                line,
+                key,
+                message: tomlerr::one_line(e.message()),
+            }
+        })?;
+        let c = Ctx { origin, text };
+        if raw.name.trim().is_empty() || raw.name.chars().any(|ch| ch.is_control()) {
+            return Err(c.invalid("", "name", "a non-empty single-line name", &raw.name));
+        }
+        if raw.device.trim().is_empty() {
+            return Err(c.invalid("", "device", "a built-in device name or a path", "\"\""));
+        }
+        let swap = raw.swap.as_deref().map(|s| c.swap("", s)).transpose()?;
+        if let Some(z) = raw.zram_mb {
+            c.count("", "zram_mb", z, 1, 1 << 20)?;
+        }
+        for p in &raw.policies {
+            if p.trim().is_empty() {
+                return Err(c.invalid("", "policies", "non-empty policy names", "\"\""));
+            }
+        }
+        let mut variants = Vec::new();
+        for (i, v) in raw.variants.iter().enumerate() {
+            let sec = format!("variants[{i}]");
+            if v.name.trim().is_empty() {
+                return Err(c.invalid(&sec, "name", "a non-empty name", "\"\""));
+            }
+            if variants.iter().any(|o: &Variant| o.name == v.name) {
+                return Err(c.invalid(&sec, "name", "distinct variant names", &v.name));
+            }
+            let swap = v.swap.as_deref().map(|s| c.swap(&sec, s)).transpose()?;
+            if let Some(z) = v.zram_mb {
+                c.count(&sec, "zram_mb", z, 1, 1 << 20)?;
+            }
+            variants.push(Variant {
+                name: v.name.clone(),
+                policy: v.policy.clone(),
+                swap,
+                zram_mb: v.zram_mb,
+            });
+        }
+        if raw.apps.names.is_empty() || raw.apps.names.len() > 1000 {
+            return Err(c.invalid(
+                "apps",
+                "names",
+                "1 to 1000 app names or paths",
+                &format!("{} entries", raw.apps.names.len()),
+            ));
+        }
+        if let Some(n) = raw.apps.names.iter().find(|n| n.trim().is_empty()) {
+            return Err(c.invalid("apps", "names", "non-empty app names or paths", &format!("{n:?}")));
+        }
+        let workload = parse_workload(&c, raw.workload, raw.apps.names.len())?;
+        Ok(Scenario {
+            name: raw.name,
+            description: raw.description,
+            seed: raw.seed,
+            device: raw.device,
+            swap,
+            zram_mb: raw.zram_mb,
+            policies: raw.policies,
+            variants,
+            apps: raw.apps.names,
+            workload,
+            origin: origin.to_string(),
+            base_dir: None,
+            text: text.to_string(),
+        })
+    }
+
+    /// Reads and checks a scenario file; relative device/app paths resolve against its directory.
+    pub fn load(path: &Path) -> Result<Self, ScenarioError> {
+        let origin = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::Io {
+            origin: tomlerr::one_line(&origin),
+            message: tomlerr::one_line(&e.to_string()),
+        })?;
+        let mut s = Self::from_toml_str(&text, &origin)?;
+        s.base_dir = Some(path.parent().map(Path::to_path_buf).unwrap_or_default());
+        Ok(s)
+    }
+
+    /// A built-in scenario by name; the error lists the known names.
+    pub fn builtin(name: &str) -> Result<Self, ScenarioError> {
+        match builtin_toml(name) {
+            Some(t) => Self::from_toml_str(t, &format!("{name}.toml")),
+            None => Err(ScenarioError::UnknownBuiltin {
+                name: tomlerr::one_line(name),
+                known: builtin_names().join(", "),
+                io: None,
+            }),
+        }
+    }
+
+    /// A built-in scenario if `name_or_path` is one, else the file at that path.
+    pub fn resolve_name(name_or_path: &str) -> Result<Self, ScenarioError> {
+        if builtin_toml(name_or_path).is_some() {
+            return Self::builtin(name_or_path);
+        }
+        let path = Path::new(name_or_path);
+        match std::fs::metadata(path) {
+            Ok(_) => Self::load(path),
+            Err(e) => Err(ScenarioError::UnknownBuiltin {
+                name: tomlerr::one_line(name_or_path),
+                known: builtin_names().join(", "),
+                io: Some(tomlerr::one_line(&e.to_string())),
+            }),
+        }
+    }
+
+    fn path_of(&self, s: &str) -> String {
+        match &self.base_dir {
+            Some(d) if Path::new(s).is_relative() => d.join(s).display().to_string(),
+            _ => s.to_string(),
+        }
+    }
+
+    /// Loads the device and apps and generates the timeline (with [`Scenario::seed`]).
+    pub fn resolve(&self) -> Result<ResolvedScenario, ScenarioError> {
+        let c = Ctx {
+            origin: &self.origin,
+            text: &self.text,
+        };
+        let origin = tomlerr::one_line(&self.origin);
+        let device = if device::builtin_toml(&self.device).is_some() {
+            DeviceProfile::builtin(&self.device)
+        } else {
+            DeviceProfile::resolve(&self.path_of(&self.device))
+        }
+        .map_err(|source| ScenarioError::Device {
+            origin: origin.clone(),
+            line: tomlerr::find_key_line(&self.text, "", "device"),
+            source: Box::new(source),
+        })?;
+        let mut apps: Vec<AppProfile> = Vec::with_capacity(self.apps.len());
+        for (i, n) in self.apps.iter().enumerate() {
+            let r = if apps::builtin_toml(n).is_some() {
+                AppProfile::builtin(n)
+            } else {
+                AppProfile::resolve(&self.path_of(n))
+            };
+            let mut p = r.map_err(|source| ScenarioError::App {
+                origin: origin.clone(),
+                line: tomlerr::find_key_line(&self.text, "apps", "names"),
+                key: format!("apps.names[{i}]"),
+                source: Box::new(source),
+            })?;
+            let same = apps
+                .iter()
+                .filter(|a| {
+                    a.name
+                        .split('#')
+                        .next()
+                        .unwrap_or("")
+                        .eq_ignore_ascii_case(&p.name)
+                })
+                .count();
+            if same > 0 {
+                p.name = format!("{}#{}", p.name, same + 1);
+            }
+            apps.push(p);
+        }
+        let timeline = build_timeline(&c, &self.workload, &apps, self.seed)?;
+        Ok(ResolvedScenario {
+            name: self.name.clone(),
+            description: self.description.clone(),
+            seed: self.seed,
+            device,
+            swap: self.swap,
+            zram_mb: self.zram_mb,
+            policies: self.policies.clone(),
+            variants: self.variants.clone(),
+            apps,
+            timeline,
+            workload: self.workload.clone(),
+        })
+    }
+}
+
+impl ResolvedScenario {
+    /// Index of an app by name (case-insensitive; `Name#2` for a second instance).
+    pub fn app_index(&self, name: &str) -> Option<usize> {
+        find_app(&self.apps, name)
+    }
+}
+
+/// Parses and resolves a built-in scenario name or a scenario file path in one go.
+pub fn resolve(name_or_path: &str) -> Result<ResolvedScenario, ScenarioError> {
+    Scenario::resolve_name(name_or_path)?.resolve()
+}
+
+fn find_app(apps: &[AppProfile], name: &str) -> Option<usize> {
+    apps.iter().position(|a| a.name.eq_ignore_ascii_case(name))
+}
+
+fn parse_workload(c: &Ctx, w: RawWorkload, n_apps: usize) -> Result<WorkloadSpec, ScenarioError> {
+    let s = "workload";
+    let present: Vec<&str> = [
+        ("launches", w.launches.is_some()),
+        ("order", w.order.is_some()),
+        ("rounds", w.rounds.is_some()),
+        ("targets", w.targets.is_some()),
+        ("others", w.others.is_some()),
+        ("n_between", w.n_between.is_some()),
+        ("repeats", w.repeats.is_some()),
+        ("use_s", w.use_s.is_some()),
+        ("home_wait_s", w.home_wait_s.is_some()),
+        ("repeat", w.repeat.is_some()),
+        ("events", w.events.is_some()),
+        ("zipf_exponent", w.zipf_exponent.is_some()),
+        ("weights", w.weights.is_some()),
+        ("locality_p", w.locality_p.is_some()),
+        ("locality_k", w.locality_k.is_some()),
+        ("dwell_median_s", w.dwell_median_s.is_some()),
+        ("dwell_sigma", w.dwell_sigma.is_some()),
+        ("dwell_max_s", w.dwell_max_s.is_some()),
+        ("session_apps_mean", w.session_apps_mean.is_some()),
+        ("direct_switch_p", w.direct_switch_p.is_some()),
+        ("home_pause_s", w.home_pause_s.is_some()),
+        ("gap_mean_s", w.gap_mean_s.is_some()),
+        ("same_context_p", w.same_context_p.is_some()),
+    ]
+    .into_iter()
+    .filter(|(_, p)| *p)
+    .map(|(k, _)| k)
+    .collect();
+    let allowed: Vec<&str> = match w.kind.as_str() {
+        "livelab" => LIVELAB_KEYS.to_vec(),
+        "launch-one-more" => vec!["order", "rounds", "use_s", "home_wait_s"],
+        "relaunch-after" => vec![
+            "targets",
+            "others",
+            "n_between",
+            "repeats",
+            "use_s",
+            "home_wait_s",
+        ],
+        "round-robin" => vec!["order", "rounds", "use_s", "home_wait_s"],
+        "script" => vec!["events", "repeat"],
+        other => return Err(c.invalid(s, "kind", &format!("one of {KINDS}"), &format!("{other:?}"))),
+    };
+    if let Some(k) = present.iter().find(|k| !allowed.contains(k)) {
+        return Err(c.invalid(
+            s,
+            k,
+            &format!(
+                "no `{k}` for kind = {:?} (its keys: {})",
+                w.kind,
+                allowed.join(", ")
+            ),
+            "a value",
+        ));
+    }
+    let params = || -> Result<ProtocolParams, ScenarioError> {
+        Ok(ProtocolParams {
+            use_s: c.num(s, "use_s", w.use_s.unwrap_or(30.0), 0.0, true, 1e7)?,
+            home_wait_s: w
+                .home_wait_s
+                .map(|x| c.num(s, "home_wait_s", x, 0.0, true, 1e7))
+                .transpose()?,
+        })
+    };
+    let names = |key: &str, v: &Option<Vec<String>>| -> Result<Vec<String>, ScenarioError> {
+        let v = v.clone().unwrap_or_default();
+        if let Some(n) = v.iter().find(|n| n.trim().is_empty()) {
+            return Err(c.invalid(s, key, "non-empty app names", &format!("{n:?}")));
+        }
+        Ok(v)
+    };
+    Ok(match w.kind.as_str() {
+        "livelab" => {
+            let d = LiveLabParams::default();
+            let launches = match w.launches {
+                Some(l) => c.count(s, "launches", l, 1, MAX_LAUNCHES)?,
+                None => {
+                    return Err(c.invalid(
+                        s,
+                        "launches",
+                        "the number of launches for kind = \"livelab\"",
+                        "nothing",
+                    ))
+                }
+            };
+            if let Some(wt) = &w.weights {
+                if wt.len() != n_apps {
+                    return Err(c.invalid(
+                        s,
+                        "weights",
+                        &format!("one weight per app ({n_apps})"),
+                        &format!("{} weights", wt.len()),
+                    ));
+                }
+                for &x in wt {
+                    c.num(s, "weights", x, 0.0, true, 1e12)?;
+                }
+                if wt.iter().all(|&x| x == 0.0) {
+                    return Err(c.invalid(s, "weights", "at least one positive weight", "all zero"));
+                }
+            }
+            let params = LiveLabParams {
+                zipf_exponent: c.num(
+                    s,
+                    "zipf_exponent",
+                    w.zipf_exponent.unwrap_or(d.zipf_exponent),
+                    0.0,
+                    true,
+                    10.0,
+                )?,
+                weights: w.weights.clone(),
+                locality_p: c.num(
+                    s,
+                    "locality_p",
+                    w.locality_p.unwrap_or(d.locality_p),
+                    0.0,
+                    true,
+                    1.0,
+                )?,
+                locality_k: c.count(
+                    s,
+                    "locality_k",
+                    w.locality_k.unwrap_or(d.locality_k as u64),
+                    1,
+                    1000,
+                )?,
+                dwell_median_s: c.num(
+                    s,
+                    "dwell_median_s",
+                    w.dwell_median_s.unwrap_or(d.dwell_median_s),
+                    0.0,
+                    false,
+                    1e6,
+                )?,
+                dwell_sigma: c.num(
+                    s,
+                    "dwell_sigma",
+                    w.dwell_sigma.unwrap_or(d.dwell_sigma),
+                    0.0,
+                    true,
+                    5.0,
+                )?,
+                dwell_max_s: c.num(
+                    s,
+                    "dwell_max_s",
+                    w.dwell_max_s.unwrap_or(d.dwell_max_s),
+                    1.0,
+                    true,
+                    1e6,
+                )?,
+                session_apps_mean: c.num(
+                    s,
+                    "session_apps_mean",
+                    w.session_apps_mean.unwrap_or(d.session_apps_mean),
+                    1.0,
+                    true,
+                    1000.0,
+                )?,
+                direct_switch_p: c.num(
+                    s,
+                    "direct_switch_p",
+                    w.direct_switch_p.unwrap_or(d.direct_switch_p),
+                    0.0,
+                    true,
+                    1.0,
+                )?,
+                home_pause_s: c.num(
+                    s,
+                    "home_pause_s",
+                    w.home_pause_s.unwrap_or(d.home_pause_s),
+                    0.0,
+                    true,
+                    1e6,
+                )?,
+                gap_mean_s: c.num(
+                    s,
+                    "gap_mean_s",
+                    w.gap_mean_s.unwrap_or(d.gap_mean_s),
+                    0.0,
+                    true,
+                    1e7,
+                )?,
+                same_context_p: c.num(
+                    s,
+                    "same_context_p",
+                    w.same_context_p.unwrap_or(d.same_context_p),
+                    0.0,
+                    true,
+                    1.0,
+                )?,
+            };
+            WorkloadSpec::LiveLab { launches, params }
+        }
+        "launch-one-more" => WorkloadSpec::LaunchOneMore {
+            order: names("order", &w.order)?,
+            rounds: c.count(s, "rounds", w.rounds.unwrap_or(1), 1, 10_000)?,
+            params: params()?,
+        },
+        "round-robin" => WorkloadSpec::RoundRobin {
+            order: names("order", &w.order)?,
+            rounds: c.count(s, "rounds", w.rounds.unwrap_or(2), 1, 10_000)?,
+            params: params()?,
+        },
+        "relaunch-after" => {
+            let targets = names("targets", &w.targets)?;
+            if targets.is_empty() {
+                return Err(c.invalid(
+                    s,
+                    "targets",
+                    "at least one target app for kind = \"relaunch-after\"",
+                    "none",
+                ));
+            }
+            WorkloadSpec::RelaunchAfter {
+                targets,
+                others: names("others", &w.others)?,
+                n_between: c.count(s, "n_between", w.n_between.unwrap_or(10), 0, 10_000)?,
+                repeats: c.count(s, "repeats", w.repeats.unwrap_or(20), 1, 100_000)?,
+                params: params()?,
+            }
+        }
+        _ => {
+            let raw = w.events.clone().unwrap_or_default();
+            if raw.is_empty() {
+                return Err(c.invalid(
+                    s,
+                    "events",
+                    "at least one [[workload.events]] for kind = \"script\"",
+                    "none",
+                ));
+            }
+            let repeat = c.count(s, "repeat", w.repeat.unwrap_or(1), 1, 100_000)?;
+            let mut events = Vec::with_capacity(raw.len());
+            for (i, e) in raw.into_iter().enumerate() {
+                events.push(parse_event(c, i, e)?);
+            }
+            if repeat > 1 && events.iter().any(|e| e.at_s.is_some()) {
+                return Err(c.invalid(
+                    s,
+                    "repeat",
+                    "1 when events have explicit at_s times",
+                    &repeat.to_string(),
+                ));
+            }
+            if (events.len() as u64).saturating_mul(repeat as u64) > MAX_LAUNCHES {
+                return Err(c.invalid(
+                    s,
+                    "repeat",
+                    &format!("events × repeat ≤ {MAX_LAUNCHES}"),
+                    &repeat.to_string(),
+                ));
+            }
+            WorkloadSpec::Script { events, repeat }
+        }
+    })
+}
+
+fn parse_event(c: &Ctx, i: usize, e: RawEvent) -> Result<ScriptEvent, ScenarioError> {
+    let sec = format!("workload.events[{i}]");
+    let line = tomlerr::find_key_line(c.text, &sec, "launch")
+        .or_else(|| tomlerr::find_key_line(c.text, &sec, "home"))
+        .or_else(|| tomlerr::find_key_line(c.text, &sec, "alloc_mb"))
+        .or_else(|| tomlerr::find_key_line(c.text, &sec, "kill"))
+        .or_else(|| tomlerr::find_key_line(c.text, &sec, "wait_s"));
+    let actions: Vec<&str> = [
+        ("launch", e.launch.is_some()),
+        ("home", e.home.is_some()),
+        ("alloc_mb", e.alloc_mb.is_some()),
+        ("kill", e.kill.is_some()),
+    ]
+    .into_iter()
+    .filter(|(_, p)| *p)
+    .map(|(k, _)| k)
+    .collect();
+    if actions.len() > 1 {
+        return Err(c.invalid(
+            &sec,
+            actions[1],
+            "exactly one of launch, home, alloc_mb, kill, wait_s per event",
+            &actions.join(" and "),
+        ));
+    }
+    let at_s = e
+        .at_s
+        .map(|x| c.num(&sec, "at_s", x, 0.0, true, 1e9))
+        .transpose()?;
+    let wait = |allowed: bool| -> Result<f64, ScenarioError> {
+        match e.wait_s {
+            Some(_) if !allowed => {
+                Err(c.invalid(&sec, "wait_s", "use_s (not wait_s) after a launch", "wait_s"))
+            }
+            Some(x) => c.num(&sec, "wait_s", x, 0.0, true, 1e9),
+            None => Ok(0.0),
+        }
+    };
+    let forbid = |key: &str, present: bool, what: &str| -> Result<(), ScenarioError> {
+        if present {
+            Err(c.invalid(&sec, key, &format!("no `{key}` on {what} events"), "a value"))
+        } else {
+            Ok(())
+        }
+    };
+    let kind = match actions.first().copied() {
+        Some("launch") => {
+            forbid("app", e.app.is_some(), "launch")?;
+            wait(false)?;
+            let app = e.launch.clone().unwrap_or_default();
+            if app.trim().is_empty() {
+                return Err(c.invalid(&sec, "launch", "an app name", "\"\""));
+            }
+            let use_s = c.num(&sec, "use_s", e.use_s.unwrap_or(0.0), 0.0, true, 1e9)?;
+            ScriptAction::Launch {
+                app,
+                context: e.context.clone(),
+                use_s,
+            }
+        }
+        Some(other) => {
+            forbid("context", e.context.is_some(), other)?;
+            forbid("use_s", e.use_s.is_some(), other)?;
+            match other {
+                "home" => {
+                    forbid("app", e.app.is_some(), "home")?;
+                    if e.home != Some(true) {
+                        return Err(c.invalid(&sec, "home", "true", "false"));
+                    }
+                    ScriptAction::Home { wait_s: wait(true)? }
+                }
+                "alloc_mb" => ScriptAction::Alloc {
+                    app: e.app.clone(),
+                    mb: c.num(&sec, "alloc_mb", e.alloc_mb.unwrap_or(0.0), 0.0, false, 1e6)?,
+                    wait_s: wait(true)?,
+                },
+                _ => {
+                    forbid("app", e.app.is_some(), "kill")?;
+                    ScriptAction::Kill {
+                        app: e.kill.clone().unwrap_or_default(),
+                        wait_s: wait(true)?,
+                    }
+                }
+            }
+        }
+        None => {
+            forbid("context", e.context.is_some(), "wait")?;
+            forbid("use_s", e.use_s.is_some(), "wait")?;
+            forbid("app", e.app.is_some(), "wait")?;
+            match e.wait_s {
+                Some(x) => ScriptAction::Wait {
+                    wait_s: c.num(&sec, "wait_s", x, 0.0, true, 1e9)?,
+                },
+                None if at_s.is_some() => ScriptAction::Wait { wait_s: 0.0 },
+                None => {
+                    return Err(c.invalid(
+                        &sec,
+                        "launch",
+                        "one of launch, home, alloc_mb, kill, wait_s",
+                        "an empty event",
+                    ))
+                }
+            }
+        }
+    };
+    Ok(ScriptEvent { at_s, kind, line })
+}
+
+fn app_list(c: &Ctx, key: &str, names: &[String], apps: &[AppProfile]) -> Result<Vec<usize>, ScenarioError> {
+    names
+        .iter()
+        .map(|n| {
+            find_app(apps, n).ok_or_else(|| {
+                c.invalid(
+                    "workload",
+                    key,
+                    &format!("apps of [apps] names ({})", app_names(apps)),
+                    &format!("{n:?}"),
+                )
+            })
+        })
+        .collect()
+}
+
+fn app_names(apps: &[AppProfile]) -> String {
+    apps.iter()
+        .map(|a| a.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn build_timeline(
+    c: &Ctx,
+    w: &WorkloadSpec,
+    apps: &[AppProfile],
+    seed: u64,
+) -> Result<Timeline, ScenarioError> {
+    let all: Vec<usize> = (0..apps.len()).collect();
+    Ok(match w {
+        WorkloadSpec::LiveLab { launches, params } => user::livelab(apps, *launches, seed, params),
+        WorkloadSpec::LaunchOneMore {
+            order,
+            rounds,
+            params,
+        } => {
+            let order = if order.is_empty() {
+                all
+            } else {
+                app_list(c, "order", order, apps)?
+            };
+            let rep: Vec<usize> = (0..*rounds).flat_map(|_| order.iter().copied()).collect();
+            user::launch_one_more(&rep, params)
+        }
+        WorkloadSpec::RoundRobin {
+            order,
+            rounds,
+            params,
+        } => {
+            let order = if order.is_empty() {
+                all
+            } else {
+                app_list(c, "order", order, apps)?
+            };
+            user::round_robin(&order, *rounds, params)
+        }
+        WorkloadSpec::RelaunchAfter {
+            targets,
+            others,
+            n_between,
+            repeats,
+            params,
+        } => {
+            let t = app_list(c, "targets", targets, apps)?;
+            let explicit = app_list(c, "others", others, apps)?;
+            let mut b = TimelineBuilder::new();
+            for &target in &t {
+                let o: Vec<usize> = if explicit.is_empty() {
+                    all.iter().copied().filter(|&a| a != target).collect()
+                } else {
+                    explicit.iter().copied().filter(|&a| a != target).collect()
+                };
+                user::relaunch_after_into(&mut b, target, &o, *n_between, *repeats, params);
+            }
+            b.home();
+            b.finish(5.0)
+        }
+        WorkloadSpec::Script { events, repeat } => {
+            let mut b = TimelineBuilder::new();
+            let mut fg: Option<usize> = None;
+            for _ in 0..*repeat {
+                for (i, e) in events.iter().enumerate() {
+                    let sec = format!("workload.events[{i}]");
+                    let ev_err = |key: &str, expected: String, got: String| ScenarioError::Invalid {
+                        origin: tomlerr::one_line(c.origin),
+                        line: tomlerr::find_key_line(c.text, &sec, key).or(e.line),
+                        key: format!("{sec}.{key}"),
+                        expected: tomlerr::one_line(&expected),
+                        got: tomlerr::one_line(&got),
+                    };
+                    let find = |key: &str, n: &str| {
+                        find_app(apps, n).ok_or_else(|| {
+                            ev_err(
+                                key,
+                                format!("an app of [apps] names ({})", app_names(apps)),
+                                format!("{n:?}"),
+                            )
+                        })
+                    };
+                    if let Some(at) = e.at_s {
+                        let at_ns = user::secs(at);
+                        if at_ns < b.now() {
+                            return Err(ev_err(
+                                "at_s",
+                                format!("a time ≥ {} s (events are in time order)", b.now() as f64 / 1e9),
+                                at.to_string(),
+                            ));
+                        }
+                        b.at(at_ns);
+                    }
+                    match &e.kind {
+                        ScriptAction::Launch { app, context, use_s } => {
+                            let a = find("launch", app)?;
+                            let ctx = match context {
+                                None => 0,
+                                Some(cn) => apps[a].context_index(cn).ok_or_else(|| {
+                                    ev_err(
+                                        "context",
+                                        format!(
+                                            "a context of {} ({})",
+                                            apps[a].name,
+                                            apps[a].contexts.join(", ")
+                                        ),
+                                        format!("{cn:?}"),
+                                    )
+                                })?,
+                            };
+                            b.launch(a, ctx, *use_s);
+                            fg = Some(a);
+                        }
+                        ScriptAction::Home { wait_s } => {
+                            b.home().wait(*wait_s);
+                            fg = None;
+                        }
+                        ScriptAction::Alloc { app, mb, wait_s } => {
+                            let a = match app {
+                                Some(n) => find("app", n)?,
+                                None => fg.ok_or_else(|| {
+                                    ev_err(
+                                        "alloc_mb",
+                                        "an `app` key or a foreground app (launch one first)".into(),
+                                        "no app".into(),
+                                    )
+                                })?,
+                            };
+                            b.alloc(a, *mb).wait(*wait_s);
+                        }
+                        ScriptAction::Kill { app, wait_s } => {
+                            let a = find("kill", app)?;
+                            if fg == Some(a) {
+                                fg = None;
+                            }
+                            b.kill(a).wait(*wait_s);
+                        }
+                        ScriptAction::Wait { wait_s } => {
+                            b.wait(*wait_s);
+                        }
+                    }
+                }
+            }
+            b.finish(1.0)
+        }
+    })
+}
