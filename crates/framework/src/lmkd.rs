@@ -44,6 +44,8 @@ pub enum KillReason {
     KernelOom,
     /// ActivityManager's cached-process limit (`max_cached_processes`).
     CachedLimit,
+    /// Force-stopped by the user (a scenario action).
+    User,
 }
 
 impl KillReason {
@@ -60,6 +62,7 @@ impl KillReason {
             KillReason::Minfree => "minfree",
             KillReason::KernelOom => "kernel_oom",
             KillReason::CachedLimit => "cached_limit",
+            KillReason::User => "user",
         }
     }
 }

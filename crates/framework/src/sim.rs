@@ -53,19 +53,36 @@ impl AppModel {
     }
 }
 
-/// One thing the user does.
+/// One thing the user does. An app launched stays in the foreground (and is used) until the
+/// next launch or `Home`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub enum UserAction {
-    /// Open `app` in `context` at `at` and use it for `dwell`.
-    Visit { at: Nanos, app: usize, context: usize, dwell: Nanos },
-    /// The foreground app allocates and writes `pages` new anonymous pages (Marvin Fig. 3).
+    /// Bring `app` to the foreground in `context` (cold launch if not running, else hot).
+    Launch { at: Nanos, app: usize, context: usize },
+    /// Go to the home screen: the foreground app moves to the background.
+    Home { at: Nanos },
+    /// `app` allocates and writes `pages` new anonymous pages (Marvin Fig. 3).
     Alloc { at: Nanos, app: usize, pages: u32 },
+    /// Force-stop `app`.
+    Kill { at: Nanos, app: usize },
 }
 
 impl UserAction {
     pub fn at(&self) -> Nanos {
         match *self {
-            UserAction::Visit { at, .. } | UserAction::Alloc { at, .. } => at,
+            UserAction::Launch { at, .. }
+            | UserAction::Home { at }
+            | UserAction::Alloc { at, .. }
+            | UserAction::Kill { at, .. } => at,
+        }
+    }
+
+    pub fn app(&self) -> Option<usize> {
+        match *self {
+            UserAction::Launch { app, .. } | UserAction::Alloc { app, .. } | UserAction::Kill { app, .. } => {
+                Some(app)
+            }
+            UserAction::Home { .. } => None,
         }
     }
 }
@@ -168,7 +185,6 @@ struct AppRt {
     launches_in_ctx: Vec<u32>,
     last_fg: Nanos,
     lmkd_seq: u64,
-    fg_until: Nanos,
 }
 
 /// Per-app results.
@@ -204,6 +220,8 @@ pub struct SimOutput {
     pub hot_us: Histogram<u64>,
     pub cold_us: Histogram<u64>,
     pub alloc_us: Histogram<u64>,
+    /// Latency of each `Alloc` action, in order (ms).
+    pub alloc_ms: Vec<f64>,
     pub per_app: Vec<AppOutcome>,
     pub kills: BTreeMap<&'static str, u64>,
     pub samples: Vec<Sample>,
@@ -244,6 +262,7 @@ pub struct Simulation {
     out_hot: Histogram<u64>,
     out_cold: Histogram<u64>,
     out_alloc: Histogram<u64>,
+    alloc_ms: Vec<f64>,
     per_app: Vec<AppOutcome>,
     kills: BTreeMap<&'static str, u64>,
     samples: Vec<Sample>,
@@ -264,14 +283,14 @@ impl Simulation {
         cfg: SimConfig,
         apps: Vec<AppModel>,
         actions: Vec<UserAction>,
+        end: Nanos,
         hooks: Box<dyn FrameworkHooks>,
     ) -> Result<Self, String> {
         for a in &actions {
-            let app = match *a {
-                UserAction::Visit { app, .. } | UserAction::Alloc { app, .. } => app,
-            };
-            if app >= apps.len() {
-                return Err(format!("user action refers to app #{app} but the scenario has {} apps", apps.len()));
+            if let Some(app) = a.app() {
+                if app >= apps.len() {
+                    return Err(format!("user action refers to app #{app} but the scenario has {} apps", apps.len()));
+                }
             }
         }
         // system_server & co: unkillable, resident (they are touched regularly).
@@ -299,7 +318,6 @@ impl Simulation {
                 launches_in_ctx: vec![0; a.access.contexts().max(1)],
                 last_fg: 0,
                 lmkd_seq: 0,
-                fg_until: 0,
             })
             .collect();
         let per_app = apps
@@ -317,14 +335,7 @@ impl Simulation {
         for (i, a) in actions.iter().enumerate() {
             q.push(a.at(), Ev::Action(i));
         }
-        let end = actions
-            .iter()
-            .map(|a| match *a {
-                UserAction::Visit { at, dwell, .. } => at + dwell,
-                UserAction::Alloc { at, .. } => at,
-            })
-            .max()
-            .unwrap_or(0);
+        let end = actions.iter().map(|a| a.at()).max().unwrap_or(0).max(end);
         q.push(0, Ev::LmkdPoll);
         q.push(0, Ev::Sample);
         Ok(Simulation {
@@ -343,6 +354,7 @@ impl Simulation {
             out_hot: hist(),
             out_cold: hist(),
             out_alloc: hist(),
+            alloc_ms: Vec::new(),
             per_app,
             kills: BTreeMap::new(),
             samples: Vec::new(),
@@ -392,8 +404,15 @@ impl Simulation {
             match ev {
                 Ev::Action(i) => {
                     match self.actions[i] {
-                        UserAction::Visit { at, app, context, dwell } => self.visit(at, app, context, dwell),
+                        UserAction::Launch { at, app, context } => self.launch(at, app, context),
+                        UserAction::Home { at } => {
+                            if let Some(prev) = self.foreground.take() {
+                                self.to_background(at, prev);
+                                self.update_cached(at);
+                            }
+                        }
                         UserAction::Alloc { at, app, pages } => self.alloc(at, app, pages),
+                        UserAction::Kill { at, app } => self.kill(at, app, KillReason::User),
                     }
                     done += 1;
                     progress(done, total);
@@ -422,6 +441,7 @@ impl Simulation {
             hot_us: self.out_hot,
             cold_us: self.out_cold,
             alloc_us: self.out_alloc,
+            alloc_ms: self.alloc_ms,
             per_app: self.per_app,
             kills: self.kills,
             samples: self.samples,
@@ -492,10 +512,12 @@ impl Simulation {
         let per = if offs.is_empty() { 0 } else { work / offs.len() as u64 };
         let mut now = t;
         let mut touched = touched;
+        let anon = self.apps[app].anon_pages();
         for &off in offs {
             let idx = self.page_of(app, off);
             now += per;
-            match self.k.access(now, actor, idx, write) {
+            // File mappings (code, resources) are read-only: writes only go to anonymous memory.
+            match self.k.access(now, actor, idx, write && off < anon) {
                 Ok(s) => now += s.ns,
                 Err(KernelError::Killed(_)) | Err(KernelError::NotMapped(_)) => {
                     self.collect_oom_kills(now);
@@ -511,7 +533,7 @@ impl Simulation {
         Some(now)
     }
 
-    fn visit(&mut self, now: Nanos, app: usize, context: usize, dwell: Nanos) {
+    fn launch(&mut self, now: Nanos, app: usize, context: usize) {
         // The previous foreground app leaves the foreground.
         if let Some(prev) = self.foreground.take() {
             if prev != app {
@@ -536,7 +558,6 @@ impl Simulation {
         let r = &mut self.rt[app];
         r.state = AppState::Foreground;
         r.last_fg = now;
-        r.fg_until = now + dwell;
         r.gen += 1;
         let gen = r.gen;
         self.foreground = Some(app);
@@ -668,7 +689,7 @@ impl Simulation {
 
     fn fg_tick(&mut self, t: Nanos, app: usize, gen: u32) {
         let r = &self.rt[app];
-        if r.gen != gen || r.state != AppState::Foreground || t > r.fg_until {
+        if r.gen != gen || r.state != AppState::Foreground {
             return;
         }
         // Footprint growth toward the steady size.
@@ -726,7 +747,10 @@ impl Simulation {
         let Ok(first) = self.k.mmap(pid, pages.max(1), PageKind::JavaHeap, false, src) else { return };
         match self.k.access_range(now, Actor::AppMain(pid), first, pages, true) {
             Ok(s) => {
+                // The app's own work per page (Java array allocation and initialisation) comes on
+                // top of the kernel's fault cost.
                 self.out_alloc.record((s.ns / 1000).max(1)).ok();
+                self.alloc_ms.push(engine::ms(s.ns));
             }
             Err(_) => self.collect_oom_kills(now),
         }

@@ -13,7 +13,9 @@ use device::DeviceProfile;
 use engine::{ms, Nanos, RngStreams, NS_PER_MS, NS_PER_SEC};
 use framework::sim::{AccessSets, AppModel, SimConfig, SimOutput, Simulation, UserAction};
 use kernel::Kernel;
-use policy::{Policy, SwapOverrides};
+use policy::{Policy, SwapDevices, SwapOverrides};
+use workload::scenario::{ResolvedScenario, SwapMode};
+use workload::user::Action;
 use rand::Rng;
 use report::model::*;
 use std::collections::BTreeMap;
@@ -29,8 +31,84 @@ pub struct RunSpec {
     pub device: DeviceProfile,
     pub apps: Vec<AppProfile>,
     pub actions: Vec<UserAction>,
+    /// End of the run (ns).
+    pub end: Nanos,
     pub swap: SwapOverrides,
     pub sim: SimConfig,
+}
+
+fn swap_devices(m: SwapMode) -> SwapDevices {
+    match m {
+        SwapMode::None => SwapDevices::None,
+        SwapMode::Zram => SwapDevices::Zram,
+        SwapMode::Flash => SwapDevices::Flash,
+        SwapMode::ZramFlash => SwapDevices::ZramFlash,
+    }
+}
+
+/// One run to do: a label (the policy name, or the scenario variant's name), the policy and the
+/// swap overrides.
+pub struct RunPlan {
+    pub label: String,
+    pub policy: Box<dyn Policy>,
+    pub swap: SwapOverrides,
+}
+
+impl RunSpec {
+    /// The run of a resolved scenario (its timeline, device and apps).
+    pub fn from_scenario(r: &ResolvedScenario) -> Self {
+        let actions = r
+            .timeline
+            .events
+            .iter()
+            .map(|e| match e.action {
+                Action::Launch { app, context } => UserAction::Launch { at: e.at_ns, app, context },
+                Action::Home => UserAction::Home { at: e.at_ns },
+                Action::Alloc { app, mb } => UserAction::Alloc { at: e.at_ns, app, pages: (mb * 256.0).round() as u32 },
+                Action::Kill { app } => UserAction::Kill { at: e.at_ns, app },
+            })
+            .collect();
+        RunSpec {
+            name: r.name.clone(),
+            seed: r.seed,
+            device: r.device.clone(),
+            apps: r.apps.clone(),
+            actions,
+            end: r.timeline.end_ns,
+            swap: SwapOverrides { devices: r.swap.map(swap_devices), zram_mb: r.zram_mb, flash_mb: None },
+            sim: SimConfig::defaults(r.seed),
+        }
+    }
+}
+
+/// The runs a scenario asks for: `policies` if given (e.g. from the command line), else the
+/// scenario's variants, else its policies, else `android`.
+pub fn plan_runs(r: &ResolvedScenario, policies: &[String]) -> anyhow::Result<Vec<RunPlan>> {
+    let base = SwapOverrides { devices: r.swap.map(swap_devices), zram_mb: r.zram_mb, flash_mb: None };
+    let by_name = |n: &str| policy::by_name(n).map_err(anyhow::Error::msg);
+    if !policies.is_empty() {
+        return policies
+            .iter()
+            .map(|n| Ok(RunPlan { label: n.clone(), policy: by_name(n)?, swap: base }))
+            .collect();
+    }
+    if !r.variants.is_empty() {
+        return r
+            .variants
+            .iter()
+            .map(|v| {
+                let p = v.policy.clone().or_else(|| r.policies.first().cloned()).unwrap_or_else(|| "android".into());
+                let swap = SwapOverrides {
+                    devices: v.swap.or(r.swap).map(swap_devices),
+                    zram_mb: v.zram_mb.or(r.zram_mb),
+                    flash_mb: None,
+                };
+                Ok(RunPlan { label: v.name.clone(), policy: by_name(&p)?, swap })
+            })
+            .collect();
+    }
+    let names = if r.policies.is_empty() { vec!["android".to_string()] } else { r.policies.clone() };
+    names.iter().map(|n| Ok(RunPlan { label: n.clone(), policy: by_name(n)?, swap: base })).collect()
 }
 
 /// The access model of one app, seen through the framework's trait.
@@ -84,14 +162,27 @@ fn app_models(spec: &RunSpec, contents: &mut ContentStore) -> anyhow::Result<Vec
 }
 
 /// Run `spec` under one policy and return what the simulation measured.
-pub fn run_policy(spec: &RunSpec, policy: &dyn Policy, progress: impl FnMut(u64, u64)) -> anyhow::Result<SimOutput> {
-    let parts = policy.build(&spec.device, spec.swap).map_err(anyhow::Error::msg)?;
+pub fn run_policy(
+    spec: &RunSpec,
+    policy: &dyn Policy,
+    swap: SwapOverrides,
+    progress: impl FnMut(u64, u64),
+) -> anyhow::Result<SimOutput> {
+    let parts = policy.build(&spec.device, swap).map_err(anyhow::Error::msg)?;
     let mut contents = ContentStore::new();
     let models = app_models(spec, &mut contents)?;
     let k = Kernel::new(&spec.device, contents, parts.backends, parts.kernel_hooks)
         .with_context(|| format!("device {}", spec.device.name))?;
-    let sim = Simulation::new(k, spec.device.clone(), spec.sim.clone(), models, spec.actions.clone(), parts.framework_hooks)
-        .map_err(anyhow::Error::msg)?;
+    let sim = Simulation::new(
+        k,
+        spec.device.clone(),
+        spec.sim.clone(),
+        models,
+        spec.actions.clone(),
+        spec.end,
+        parts.framework_hooks,
+    )
+    .map_err(anyhow::Error::msg)?;
     Ok(sim.run(progress))
 }
 
@@ -179,18 +270,15 @@ pub fn policy_result(policy: &str, out: &SimOutput) -> PolicyResult {
     }
 }
 
-/// Run `spec` under each policy. `progress(policy_index, done, total)` reports progress.
-pub fn simulate(
-    spec: &RunSpec,
-    policies: &[Box<dyn Policy>],
-    mut progress: impl FnMut(usize, u64, u64),
-) -> anyhow::Result<RunReport> {
+/// Run `spec` once per plan. `progress(run_index, done, total)` reports progress.
+pub fn simulate(spec: &RunSpec, runs: &[RunPlan], mut progress: impl FnMut(usize, u64, u64)) -> anyhow::Result<RunReport> {
     let mut report = RunReport::new(spec.name.clone(), spec.device.name.clone(), spec.seed);
-    for (i, p) in policies.iter().enumerate() {
-        let out = run_policy(spec, p.as_ref(), |d, t| progress(i, d, t))
-            .with_context(|| format!("policy {}", p.name()))?;
+    for (i, r) in runs.iter().enumerate() {
+        let out = run_policy(spec, r.policy.as_ref(), r.swap, |d, t| progress(i, d, t))
+            .with_context(|| format!("run {}", r.label))?;
         report.simulated_seconds = round3(out.simulated as f64 / NS_PER_SEC as f64);
-        report.policies.push(policy_result(p.name(), &out));
+        report.policies.push(policy_result(&r.label, &out));
     }
     Ok(report)
 }
+pub mod reproduce;

@@ -15,8 +15,14 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run a scenario (default: the built-in scenario) and print its figures.
+    /// Run a scenario (default: the built-in `default` scenario) and print its figures.
     Run(cmd::run::Args),
+    /// Run a scenario under every available policy and write the comparison report.
+    Compare(cmd::run::CompareArgs),
+    /// Run the papers' observations as checks: paper figure vs simulated, PASS or GAP.
+    Reproduce(cmd::reproduce::Args),
+    /// List the built-in devices, apps, scenarios and policies.
+    List,
     /// Benchmark the simulator's hot paths and print rates.
     Bench(cmd::bench::Args),
     /// Summarise a heap dump (HPROF): objects, bytes, classes, roots, size and depth histograms.
@@ -34,8 +40,11 @@ enum Command {
 fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
-        None => cmd::run::run(cmd::run::Args::default()),
+        None => cmd::run::run_default(),
         Some(Command::Run(a)) => cmd::run::run(a),
+        Some(Command::Compare(a)) => cmd::run::compare(a),
+        Some(Command::Reproduce(a)) => cmd::reproduce::run(a),
+        Some(Command::List) => cmd::reproduce::list(),
         Some(Command::Bench(a)) => cmd::bench::run(a),
         Some(Command::Inspect(a)) => cmd::inspect::run(a),
         Some(Command::Capture(a)) => cmd::capture::run(a),

@@ -21,8 +21,19 @@ fn bad_device(name: &str, edit: impl Fn(String) -> String) -> std::path::PathBuf
     path
 }
 
+/// A scenario file next to `device` that uses it.
+fn scenario_for(device: &std::path::Path) -> std::path::PathBuf {
+    let text = workload::scenario::builtin_toml("fleet-fig2-twitter")
+        .unwrap()
+        .replacen("device = \"pixel3\"", &format!("device = \"{}\"", device.file_name().unwrap().to_str().unwrap()), 1);
+    let path = device.with_extension("scenario.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
 fn assert_clean_error(path: &std::path::Path, key: &str) {
-    let (code, _, err) = hotlaunch(&["run", "--device", path.to_str().unwrap(), "--switches", "1"]);
+    let sc = scenario_for(path);
+    let (code, _, err) = hotlaunch(&["run", sc.to_str().unwrap()]);
     assert_ne!(code, 0, "must fail");
     assert_ne!(code, 101, "must not panic: {err}");
     let err = err.trim_end();
@@ -48,7 +59,7 @@ fn unknown_key_is_rejected() {
 #[test]
 fn malformed_toml_is_rejected() {
     let p = bad_device("malformed.toml", |t| t.replacen("[memory]", "[memory\n", 1));
-    let (code, _, err) = hotlaunch(&["run", "--device", p.to_str().unwrap()]);
+    let (code, _, err) = hotlaunch(&["run", scenario_for(&p).to_str().unwrap()]);
     assert!(code != 0 && code != 101, "{err}");
     assert!(err.contains("malformed.toml"), "{err}");
 }
@@ -69,7 +80,12 @@ fn device_smaller_than_its_reserve_is_rejected() {
 
 #[test]
 fn unknown_builtin_device_is_rejected() {
-    let (code, _, err) = hotlaunch(&["run", "--device", "pixel99"]);
+    let dir = std::env::temp_dir().join(format!("hotlaunch-cli-dev-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("pixel99-scenario.toml");
+    let text = workload::scenario::builtin_toml("fleet-fig2-twitter").unwrap().replacen("device = \"pixel3\"", "device = \"pixel99\"", 1);
+    std::fs::write(&path, text).unwrap();
+    let (code, _, err) = hotlaunch(&["run", path.to_str().unwrap()]);
     assert!(code != 0 && code != 101, "{err}");
     assert!(err.contains("pixel99"), "{err}");
 }
@@ -79,9 +95,35 @@ fn run_writes_json() {
     let dir = std::env::temp_dir().join(format!("hotlaunch-cli-json-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let json = dir.join("out.json");
-    let (code, out, err) = hotlaunch(&["run", "--switches", "5", "--json", json.to_str().unwrap()]);
+    let report = dir.join("report");
+    let (code, out, err) =
+        hotlaunch(&["run", "fleet-fig2-twitter", "--json", json.to_str().unwrap(), "--report", report.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("hot-switch stall"), "{out}");
+    assert!(out.contains("hot launch p50"), "{out}");
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    assert_eq!(v["switches"], 5);
+    assert_eq!(v["schema_version"], 1);
+    for key in ["hot_launch_ms", "cold_launch_ms", "launches", "cached_apps", "kills", "cpu_ms", "energy_j", "flash", "zram", "integrity"] {
+        assert!(!v["policies"][0][key].is_null(), "missing {key}");
+    }
+    let html = std::fs::read_to_string(report.join("index.html")).unwrap();
+    assert!(html.contains("<svg"));
+}
+
+#[test]
+fn unknown_policy_scenario_and_key_are_rejected() {
+    let (code, _, err) = hotlaunch(&["run", "--policy", "nosuch"]);
+    assert!(code != 0 && code != 101, "{err}");
+    assert!(err.contains("nosuch") && err.contains("android"), "{err}");
+    let (code, _, err) = hotlaunch(&["run", "no-such-scenario"]);
+    assert!(code != 0 && code != 101, "{err}");
+    assert!(err.contains("no-such-scenario"), "{err}");
+    let dir = std::env::temp_dir().join(format!("hotlaunch-cli-sc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("bad.toml");
+    let text = workload::scenario::builtin_toml("fleet-fig2-twitter").unwrap().replacen("seed = 1", "seed = 1\nspeed = 3", 1);
+    std::fs::write(&path, text).unwrap();
+    let (code, _, err) = hotlaunch(&["run", path.to_str().unwrap()]);
+    assert!(code != 0 && code != 101, "{err}");
+    assert!(err.contains("bad.toml") && err.contains("speed"), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
 }

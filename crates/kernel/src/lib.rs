@@ -317,6 +317,7 @@ impl Kernel {
             lru: mm::LruVec::new(),
             counters: Default::default(),
             kernel_allocs: Vec::new(),
+            content: None,
         });
         for _ in 0..threads {
             if let Some(pfn) = self.alloc_kernel_frames(1, MigrateType::Unmovable, AllocPurpose::KernelForProcess(pid)) {
@@ -372,6 +373,53 @@ impl Kernel {
             }
         }
         Ok(first)
+    }
+
+    /// Set the content source used by [`Kernel::mmap_default`] for `pid`.
+    pub fn set_content_source(&mut self, pid: Pid, source: ContentSource) {
+        if let Some(p) = self.procs.get_mut(pid as usize) {
+            p.content = Some(source);
+        }
+    }
+
+    /// Map with the process's default content source (each mapping gets its own seed so that
+    /// different mappings do not repeat the same page sequence).
+    pub fn mmap_default(&mut self, pid: Pid, pages: u32, kind: PageKind) -> Result<PageIdx, KernelError> {
+        let proc = self.procs.get(pid as usize).ok_or(KernelError::NoSuchProcess(pid))?;
+        let mut src = proc.content.unwrap_or(ContentSource { base: 0, len: self.contents.len() as u32, seed: pid as u64 });
+        src.seed = engine::splitmix64(src.seed ^ self.vmas.len() as u64);
+        self.mmap(pid, pages, kind, false, src)
+    }
+
+    /// `MADV_DONTNEED` on anonymous pages `[first, first+n)`: their frames and swap slots are
+    /// freed and the next touch sees a fresh zero page.
+    pub fn discard(&mut self, first: PageIdx, n: u32) {
+        let end = (first + n).min(self.pt.pages.len() as u32);
+        for idx in first..end {
+            let p = self.pt.pages[idx as usize];
+            if !p.kind.is_anon() {
+                continue;
+            }
+            match p.state {
+                PageState::Resident => {
+                    self.pt.lru_del(&mut self.procs[p.pid as usize].lru, idx);
+                    self.free_resident_frame(idx);
+                }
+                PageState::Swapped => {
+                    self.backends[p.swap_dev as usize].free(p.loc);
+                    self.handle_owner[p.swap_dev as usize][p.loc as usize] = NIL;
+                    self.procs[p.pid as usize].counters.swap -= 1;
+                }
+                _ => continue,
+            }
+            self.note_state_change(p.state, PageState::Untouched);
+            let page = &mut self.pt.pages[idx as usize];
+            page.state = PageState::Untouched;
+            page.loc = NIL;
+            page.shadow = 0;
+            page.flags &= flags::EXEC | flags::HOT_HINT;
+        }
+        self.sync_backend_frames();
     }
 
     /// The mapping that contains `idx`.

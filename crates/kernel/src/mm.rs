@@ -137,6 +137,9 @@ pub struct Process {
     pub counters: ProcCounters,
     /// Unmovable kernel memory charged to the process (stacks, page tables): (pfn, order).
     pub kernel_allocs: Vec<(Pfn, u8)>,
+    /// Where the contents of mappings made without an explicit source come from
+    /// ([`crate::Kernel::mmap_default`]).
+    pub content: Option<ContentSource>,
 }
 
 impl Process {

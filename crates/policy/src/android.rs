@@ -2,7 +2,7 @@
 //! `android-swap` adds a flash swap partition used when zram is full (lower swap priority), the
 //! setup Fleet §3.1 and Marvin §2 evaluate ("Android with swap").
 
-use crate::{Policy, PolicyParts, SwapOverrides};
+use crate::{Policy, PolicyParts, SwapDevices, SwapOverrides};
 use device::DeviceProfile;
 use framework::sim::StockFramework;
 use kernel::hooks::KernelHooks;
@@ -13,15 +13,23 @@ pub struct Android {
     pub flash_swap: bool,
 }
 
-/// The stock swap devices: zram (if its size is non-zero), then flash swap if asked for.
+/// The swap devices of a run: `default` unless the scenario overrides them. zram is skipped
+/// when its size is zero; flash swap must exist if asked for.
 pub fn stock_backends(
     device: &DeviceProfile,
     swap: SwapOverrides,
-    flash_swap: bool,
+    default: SwapDevices,
 ) -> Result<Vec<Box<dyn SwapBackend>>, String> {
+    let devices = swap.devices.unwrap_or(default);
+    let (want_zram, flash_swap) = match devices {
+        SwapDevices::None => (false, false),
+        SwapDevices::Zram => (true, false),
+        SwapDevices::Flash => (false, true),
+        SwapDevices::ZramFlash => (true, true),
+    };
     let mut v: Vec<Box<dyn SwapBackend>> = Vec::new();
     let zram_mb = swap.zram_mb.unwrap_or(device.swap.zram_disksize_mb);
-    if zram_mb > 0 {
+    if want_zram && zram_mb > 0 {
         let mut cfg = ZramConfig::from_profile(device);
         cfg.disksize_bytes = zram_mb << 20;
         v.push(Box::new(Zram::new(cfg, content::CostTable::builtin())));
@@ -30,7 +38,7 @@ pub fn stock_backends(
         let mb = swap.flash_mb.unwrap_or(device.swap.flash_swap_mb);
         if mb == 0 {
             return Err(format!(
-                "policy android-swap needs flash swap but device `{}` has swap.flash_swap_mb = 0",
+                "flash swap asked for but device `{}` has swap.flash_swap_mb = 0",
                 device.name
             ));
         }
@@ -58,7 +66,11 @@ impl Policy for Android {
 
     fn build(&self, device: &DeviceProfile, swap: SwapOverrides) -> Result<PolicyParts, String> {
         Ok(PolicyParts {
-            backends: stock_backends(device, swap, self.flash_swap)?,
+            backends: stock_backends(
+                device,
+                swap,
+                if self.flash_swap { SwapDevices::ZramFlash } else { SwapDevices::Zram },
+            )?,
             kernel_hooks: KernelHooks::default(),
             framework_hooks: Box::new(StockFramework),
         })

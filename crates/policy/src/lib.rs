@@ -13,9 +13,21 @@ use framework::FrameworkHooks;
 use kernel::hooks::KernelHooks;
 use kernel::swap::SwapBackend;
 
-/// Swap sizes a scenario asks for (overrides of the device profile).
+/// Which swap devices a run gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SwapDevices {
+    None,
+    Zram,
+    Flash,
+    /// zram first, then flash when zram is full (Linux swap priorities).
+    ZramFlash,
+}
+
+/// What a scenario asks for (overrides of the policy's and the device profile's defaults).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SwapOverrides {
+    /// Swap devices (`None`: the policy's default).
+    pub devices: Option<SwapDevices>,
     /// zram disksize in MB (`None`: the device profile's `swap.zram_disksize_mb`).
     pub zram_mb: Option<u64>,
     /// Flash swap size in MB (`None`: the device profile's `swap.flash_swap_mb`).

@@ -1,5 +1,6 @@
 pub mod bench;
 pub mod inspect;
+pub mod reproduce;
 pub mod run;
 pub mod calibrate;
 pub mod capture;

@@ -1,34 +1,40 @@
-//! `hotlaunch run`: run a scenario and print its figures.
-//!
-//! Until the Android framework layer lands, this runs the kernel-level page scenario
-//! (`workload::pagelevel`): apps as anonymous and file page sets switched by a simulated user.
+//! `hotlaunch run [SCENARIO]` and `hotlaunch compare SCENARIO`: run a scenario under one or more
+//! policies, print the summary table, write JSON / CSV / HTML.
 
 use anyhow::Context;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Instant;
-use workload::pagelevel::{PageReport, PageScenario, SwapSetup};
 
 #[derive(clap::Args, Debug, Default)]
 pub struct Args {
-    /// Device profile: a built-in name (pixel3, pixelxl, pixel7, oneplus9pro, nexus10) or a TOML file.
-    #[arg(long, default_value = "pixel3")]
-    pub device: String,
-    /// Master seed of every random stream.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Number of app switches (default: the scenario's).
+    /// Scenario file or built-in name (default: the built-in `default` scenario).
+    pub scenario: Option<String>,
+    /// Policy to run (repeat for several). Default: the scenario's variants or policies, else `android`.
+    #[arg(long = "policy")]
+    pub policies: Vec<String>,
+    /// Master seed (overrides the scenario's).
     #[arg(long)]
-    pub switches: Option<u32>,
-    /// Swap devices: none, flash, zram or zram+flash (default: the device's flash swap).
-    #[arg(long)]
-    pub swap: Option<String>,
-    /// zram disksize in MB (default: the device profile's `swap.zram_disksize_mb`).
-    #[arg(long)]
-    pub zram_mb: Option<u64>,
-    /// Write the full results as JSON to this file.
+    pub seed: Option<u64>,
+    /// Write the results as JSON to this file.
     #[arg(long)]
     pub json: Option<PathBuf>,
+    /// Write the report (index.html, report.json, CSV time series) to this directory.
+    #[arg(long)]
+    pub report: Option<PathBuf>,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct CompareArgs {
+    /// Scenario file or built-in name.
+    pub scenario: String,
+    #[arg(long)]
+    pub seed: Option<u64>,
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Report directory (default: ./hotlaunch-report).
+    #[arg(long)]
+    pub report: Option<PathBuf>,
 }
 
 /// A progress bar that appears only after one second, and only on a terminal.
@@ -43,21 +49,23 @@ impl LazyProgress {
         Self { start: Instant::now(), bar: None, enabled: std::io::stderr().is_terminal() }
     }
 
-    pub fn update(&mut self, done: u64, total: u64) {
+    pub fn update(&mut self, label: &str, done: u64, total: u64) {
         if !self.enabled {
             return;
         }
         if self.bar.is_none() && self.start.elapsed().as_secs_f64() > 1.0 {
             let bar = indicatif::ProgressBar::new(total);
             bar.set_style(
-                indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} {msg}")
+                indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} actions {msg}")
                     .expect("template")
                     .progress_chars("=> "),
             );
             self.bar = Some(bar);
         }
         if let Some(b) = &self.bar {
+            b.set_length(total);
             b.set_position(done);
+            b.set_message(label.to_string());
         }
     }
 
@@ -74,54 +82,58 @@ impl Default for LazyProgress {
     }
 }
 
-pub fn scenario_from(args: &Args) -> anyhow::Result<PageScenario> {
-    let device = device::DeviceProfile::resolve(&args.device)?;
-    let mut sc = PageScenario::default_on(device, args.seed);
-    if let Some(n) = args.switches {
-        anyhow::ensure!(n > 0, "--switches: expected a positive number of switches, got 0");
-        sc.switches = n;
+/// Load and resolve a scenario (built-in name or file), with an optional seed override.
+pub fn load_scenario(name: &str, seed: Option<u64>) -> anyhow::Result<workload::scenario::ResolvedScenario> {
+    let mut sc = workload::scenario::Scenario::resolve_name(name)?;
+    if let Some(s) = seed {
+        sc.seed = s;
     }
-    if let Some(swap) = &args.swap {
-        sc.swap = SwapSetup::parse(swap, &sc.device, args.zram_mb).map_err(anyhow::Error::msg)?;
+    Ok(sc.resolve()?)
+}
+
+/// Run `runs` of scenario `name` and write the outputs asked for.
+pub fn execute(
+    name: &str,
+    seed: Option<u64>,
+    policies: &[String],
+    json: Option<&PathBuf>,
+    report_dir: Option<&PathBuf>,
+) -> anyhow::Result<report::model::RunReport> {
+    let resolved = load_scenario(name, seed)?;
+    let plans = hotlaunch::plan_runs(&resolved, policies)?;
+    let spec = hotlaunch::RunSpec::from_scenario(&resolved);
+    let labels: Vec<String> = plans.iter().map(|p| p.label.clone()).collect();
+    let mut progress = LazyProgress::new();
+    let report = hotlaunch::simulate(&spec, &plans, |i, d, t| progress.update(&labels[i], d, t))?;
+    progress.finish();
+    report::print_summary(&report, &mut std::io::stdout())?;
+    if let Some(path) = json {
+        report::write_json(&report, path).with_context(|| format!("writing {}", path.display()))?;
+        println!("wrote {}", path.display());
     }
-    Ok(sc)
+    if let Some(dir) = report_dir {
+        report::write_all(&report, dir).with_context(|| format!("writing the report to {}", dir.display()))?;
+        println!("wrote {}", dir.join("index.html").display());
+    }
+    Ok(report)
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let args = if args.device.is_empty() { Args { device: "pixel3".into(), seed: 1, ..args } } else { args };
-    let sc = scenario_from(&args)?;
-    let mut progress = LazyProgress::new();
-    let report = sc.run(|d, t| progress.update(d, t)).map_err(anyhow::Error::msg)?;
-    progress.finish();
-    print_summary(&report);
-    if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&report)?;
-        std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))?;
-        println!("wrote {}", path.display());
-    }
+    let name = args.scenario.as_deref().unwrap_or("default");
+    execute(name, args.seed, &args.policies, args.json.as_ref(), args.report.as_ref())?;
     Ok(())
 }
 
-fn print_summary(r: &PageReport) {
-    println!("hotlaunch — {} on {} (seed {}, swap {:?})", r.scenario, r.device, r.seed, r.swap);
-    println!("  simulated time            {:>10.1} s", r.simulated_seconds);
-    println!("  switches (hot / cold)     {:>10} ({} / {})", r.switches, r.hot_switches, r.cold_starts);
-    println!("  alive apps (max / mean)   {:>10} / {:.1}", r.max_alive_apps, r.mean_alive_apps);
-    println!("  kernel OOM kills          {:>10}", r.oom_kills);
-    let h = &r.hot_switch_stall_ms;
-    println!("  hot-switch stall ms       p50 {:.2}  p90 {:.2}  p99 {:.2}  mean {:.2}", h.p50, h.p90, h.p99, h.mean);
-    let c = &r.cold_start_stall_ms;
-    println!("  cold-start stall ms       p50 {:.2}  p90 {:.2}  p99 {:.2}  mean {:.2}", c.p50, c.p90, c.p99, c.mean);
-    println!("  major faults              {:>10}", r.vmstat.pgmajfault);
-    println!("  pswpin / pswpout          {:>10} / {}", r.vmstat.pswpin, r.vmstat.pswpout);
-    println!("  flash MB read / written   {:>10.1} / {:.1}", r.flash_bytes_read as f64 / 1e6, r.flash_bytes_written as f64 / 1e6);
-    println!("  PSI some / full ms        {:>10.1} / {:.1}", r.psi_some_ms, r.psi_full_ms);
-    let cpu: Vec<String> = r.cpu_ms_by_category.iter().filter(|(_, v)| *v > 0.0).map(|(k, v)| format!("{k} {v:.0}")).collect();
-    println!("  CPU ms by category        {}", cpu.join(", "));
-    let ui: Vec<String> = r.unusable_index_end.iter().map(|v| format!("{v:.2}")).collect();
-    println!("  unusable index o0..o10    {}", ui.join(" "));
-    println!(
-        "  integrity                 {} pages swapped in, {} checksum mismatches",
-        r.integrity.pages_swapped_in, r.integrity.checksum_mismatches
-    );
+/// `hotlaunch` with no arguments: the default scenario, report in ./hotlaunch-report.
+pub fn run_default() -> anyhow::Result<()> {
+    let dir = PathBuf::from("hotlaunch-report");
+    execute("default", None, &[], None, Some(&dir))?;
+    Ok(())
+}
+
+pub fn compare(args: CompareArgs) -> anyhow::Result<()> {
+    let all: Vec<String> = policy::names().into_iter().map(String::from).collect();
+    let dir = args.report.unwrap_or_else(|| PathBuf::from("hotlaunch-report"));
+    execute(&args.scenario, args.seed, &all, args.json.as_ref(), Some(&dir))?;
+    Ok(())
 }

@@ -1,0 +1,169 @@
+//! The papers' observations as automated checks: each runs a built-in scenario and reports the
+//! paper's figure next to the simulated one with a stated tolerance, PASS or GAP. A GAP is a
+//! finding to explain, never something to tune away.
+//!
+//! `baseline`: the stock-Android observations every paper starts from.
+
+use crate::{plan_runs, run_policy, RunSpec};
+use anyhow::Context;
+use framework::sim::SimOutput;
+use serde::Serialize;
+
+/// One check's outcome (the JSON shape `{"check", "paper", "simulated", "tolerance", "status"}`).
+#[derive(Debug, Clone, Serialize)]
+pub struct Check {
+    pub check: String,
+    pub paper: String,
+    pub simulated: String,
+    pub tolerance: String,
+    /// "PASS" or "GAP".
+    pub status: String,
+}
+
+/// Names of the check groups (`hotlaunch reproduce [GROUP]`).
+pub const GROUPS: &[&str] = &["baseline"];
+
+fn status(ok: bool) -> String {
+    if ok { "PASS" } else { "GAP" }.to_string()
+}
+
+/// Run every variant of a built-in scenario; returns (label, output) pairs.
+fn run_scenario(name: &str, quick: bool) -> anyhow::Result<Vec<(String, SimOutput)>> {
+    let mut sc = workload::scenario::Scenario::builtin(name)?;
+    if quick {
+        shrink(&mut sc.workload);
+    }
+    let r = sc.resolve()?;
+    let spec = RunSpec::from_scenario(&r);
+    let plans = plan_runs(&r, &[])?;
+    plans
+        .iter()
+        .map(|p| {
+            let out = run_policy(&spec, p.policy.as_ref(), p.swap, |_, _| {})
+                .with_context(|| format!("scenario {name}, run {}", p.label))?;
+            Ok((p.label.clone(), out))
+        })
+        .collect()
+}
+
+/// Fewer repetitions for the smoke test (same structure).
+fn shrink(w: &mut workload::scenario::WorkloadSpec) {
+    use workload::scenario::WorkloadSpec::*;
+    match w {
+        RelaunchAfter { repeats, .. } => *repeats = (*repeats).min(3),
+        Script { repeat, .. } => *repeat = (*repeat).min(3),
+        LiveLab { launches, .. } => *launches = (*launches).min(30),
+        LaunchOneMore { rounds, .. } | RoundRobin { rounds, .. } => *rounds = (*rounds).min(1),
+    }
+}
+
+fn hist_ms(h: &hdrhistogram::Histogram<u64>, q: f64) -> f64 {
+    if h.is_empty() {
+        return f64::NAN;
+    }
+    h.value_at_quantile(q) as f64 / 1000.0
+}
+
+fn app_hot<'a>(out: &'a SimOutput, app: &str) -> Option<&'a hdrhistogram::Histogram<u64>> {
+    out.per_app.iter().find(|a| a.app.eq_ignore_ascii_case(app)).map(|a| &a.hot_us)
+}
+
+fn find<'a>(runs: &'a [(String, SimOutput)], label: &str) -> anyhow::Result<&'a SimOutput> {
+    runs.iter().find(|(l, _)| l == label).map(|(_, o)| o).with_context(|| format!("no run labelled {label}"))
+}
+
+/// Fleet Fig. 2: Twitter hot 273 ms vs cold 2390 ms.
+fn fleet_fig2(quick: bool) -> anyhow::Result<Check> {
+    let runs = run_scenario("fleet-fig2-twitter", quick)?;
+    let out = &runs[0].1;
+    let hot = hist_ms(&out.hot_us, 0.5);
+    let cold = hist_ms(&out.cold_us, 0.5);
+    let ratio = cold / hot;
+    Ok(Check {
+        check: "hot launch << cold launch (Twitter, idle Pixel 3)".into(),
+        paper: "Fleet Fig. 2: hot 273 ms, cold 2390 ms (8.8x)".into(),
+        simulated: format!("hot {hot:.0} ms, cold {cold:.0} ms ({ratio:.1}x)"),
+        tolerance: "cold/hot within 8.8x ×/÷ 2 (4.4x..17.5x)".into(),
+        status: status((4.4..=17.5).contains(&ratio)),
+    })
+}
+
+/// Fleet §3.1: Instagram's tail hot launch 147 ms without swap, 1027 ms with flash swap.
+fn fleet_swap(quick: bool) -> anyhow::Result<Check> {
+    let runs = run_scenario("fleet-3.1-instagram-swap", quick)?;
+    let without = app_hot(find(&runs, "without-swap")?, "Instagram").map_or(f64::NAN, |h| hist_ms(h, 0.9));
+    let with = app_hot(find(&runs, "with-swap")?, "Instagram").map_or(f64::NAN, |h| hist_ms(h, 0.9));
+    let ratio = with / without;
+    Ok(Check {
+        check: "flash swap makes tail hot launch several times worse (Instagram p90)".into(),
+        paper: "Fleet §3.1: 147 ms without swap, 1027 ms with swap (7.0x)".into(),
+        simulated: format!("{without:.0} ms without, {with:.0} ms with ({ratio:.1}x)"),
+        tolerance: "ratio within 7.0x ×/÷ 2 (3.5x..14x)".into(),
+        status: status((3.5..=14.0).contains(&ratio)),
+    })
+}
+
+/// Ariadne Fig. 2: relaunch from zram ≈ 2.1× the all-in-DRAM relaunch.
+fn ariadne_fig2(quick: bool) -> anyhow::Result<Check> {
+    let runs = run_scenario("ariadne-fig2-zram", quick)?;
+    let mean = |o: &SimOutput| {
+        let apps = ["YouTube", "Twitter", "Firefox", "GoogleEarth", "BangDream"];
+        let v: Vec<f64> = apps.iter().filter_map(|a| app_hot(o, a)).filter(|h| !h.is_empty()).map(|h| h.mean() / 1000.0).collect();
+        v.iter().sum::<f64>() / v.len().max(1) as f64
+    };
+    let dram = mean(find(&runs, "dram")?);
+    let zram = mean(find(&runs, "zram")?);
+    let ratio = zram / dram;
+    Ok(Check {
+        check: "relaunch from zram vs all in DRAM (Pixel 7, mean of 5 apps)".into(),
+        paper: "Ariadne Fig. 2: ZRAM relaunch 2.1x DRAM".into(),
+        simulated: format!("DRAM {dram:.0} ms, zram {zram:.0} ms ({ratio:.2}x)"),
+        tolerance: "ratio within 2.1x ± 30% (1.47x..2.73x)".into(),
+        status: status((1.47..=2.73).contains(&ratio)),
+    })
+}
+
+/// Marvin Fig. 3: allocating 512 MB takes ~450 ms with free memory, ~8 s under pressure with a
+/// swap file.
+fn marvin_fig3(quick: bool) -> anyhow::Result<Check> {
+    let runs = run_scenario("marvin-fig3-alloc", quick)?;
+    let out = &runs[0].1;
+    let free = out.alloc_ms.first().copied().unwrap_or(f64::NAN);
+    let pressure = out.alloc_ms.get(1).copied().unwrap_or(f64::NAN);
+    let ok = (225.0..=900.0).contains(&free) && (4000.0..=16000.0).contains(&pressure);
+    Ok(Check {
+        check: "allocate 512 MB: free memory vs under pressure with a swap file (Pixel XL)".into(),
+        paper: "Marvin Fig. 3: ~450 ms free, ~8 s under pressure".into(),
+        simulated: format!("{free:.0} ms free, {:.2} s under pressure", pressure / 1000.0),
+        tolerance: "each within ×/÷ 2 of the paper".into(),
+        status: status(ok),
+    })
+}
+
+/// Run the checks of `group`. `quick` shrinks repetitions (for the test suite).
+pub fn run_group(group: &str, quick: bool, mut progress: impl FnMut(&str)) -> anyhow::Result<Vec<Check>> {
+    type CheckFn = fn(bool) -> anyhow::Result<Check>;
+    let checks: Vec<(&str, CheckFn)> = match group {
+        "baseline" => vec![
+            ("fleet-fig2", fleet_fig2),
+            ("fleet-3.1", fleet_swap),
+            ("ariadne-fig2", ariadne_fig2),
+            ("marvin-fig3", marvin_fig3),
+        ],
+        other => anyhow::bail!("unknown check group `{other}`; known groups: {}", GROUPS.join(", ")),
+    };
+    checks
+        .into_iter()
+        .map(|(name, f)| {
+            progress(name);
+            // A check that cannot run is reported as a gap with its cause, not dropped.
+            Ok(f(quick).unwrap_or_else(|e| Check {
+                check: name.to_string(),
+                paper: String::new(),
+                simulated: format!("could not run: {e:#}"),
+                tolerance: String::new(),
+                status: status(false),
+            }))
+        })
+        .collect()
+}
