@@ -47,7 +47,12 @@ impl<E> Default for EventQueue<E> {
 
 impl<E> EventQueue<E> {
     pub fn new() -> Self {
-        Self { heap: BinaryHeap::new(), slots: Vec::new(), free: Vec::new(), seq: 0 }
+        Self {
+            heap: BinaryHeap::new(),
+            slots: Vec::new(),
+            free: Vec::new(),
+            seq: 0,
+        }
     }
 
     /// Schedule `ev` at time `at`.
@@ -242,12 +247,19 @@ impl CpuLedger {
 
     /// (actor kind, total ns) in a fixed order.
     pub fn by_actor_kind(&self) -> Vec<(&'static str, Nanos)> {
-        Self::KIND_NAMES.iter().zip(self.by_kind.iter()).map(|(n, row)| (*n, row.iter().sum())).collect()
+        Self::KIND_NAMES
+            .iter()
+            .zip(self.by_kind.iter())
+            .map(|(n, row)| (*n, row.iter().sum()))
+            .collect()
     }
 
     /// (category name, total ns) in a fixed order.
     pub fn categories(&self) -> Vec<(&'static str, Nanos)> {
-        Category::ALL.iter().map(|c| (c.name(), self.by_category(*c))).collect()
+        Category::ALL
+            .iter()
+            .map(|c| (c.name(), self.by_category(*c)))
+            .collect()
     }
 }
 

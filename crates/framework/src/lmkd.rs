@@ -229,7 +229,11 @@ impl Lmkd {
     /// Growth of (some, full) stall over the last `window`.
     fn growth(&self, now: Nanos, window: Nanos, snap: &MemSnapshot) -> (u64, u64) {
         let since = now.saturating_sub(window);
-        let base = self.samples.iter().find(|s| s.0 >= since).or(self.samples.front());
+        let base = self
+            .samples
+            .iter()
+            .find(|s| s.0 >= since)
+            .or(self.samples.front());
         match base {
             Some(&(_, some, full)) => (snap.psi_some_total_ns - some, snap.psi_full_total_ns - full),
             None => (0, 0),
@@ -251,7 +255,8 @@ impl Lmkd {
     /// One lmkd wake-up at `now`: returns the kill it decides, if any. The caller performs the
     /// kill and should then call again after `poll_period`.
     pub fn poll(&mut self, now: Nanos, snap: &MemSnapshot, candidates: &[Candidate]) -> Option<Kill> {
-        self.samples.push_back((now, snap.psi_some_total_ns, snap.psi_full_total_ns));
+        self.samples
+            .push_back((now, snap.psi_some_total_ns, snap.psi_full_total_ns));
         while self.samples.front().is_some_and(|s| s.0 + 10 * NS_PER_SEC < now) {
             self.samples.pop_front();
         }
@@ -272,13 +277,22 @@ impl Lmkd {
             return None;
         }
         self.polls += 1;
-        if self.last_kill.is_some_and(|t| now < t + self.cfg.kill_timeout_ms * NS_PER_MS) {
+        if self
+            .last_kill
+            .is_some_and(|t| now < t + self.cfg.kill_timeout_ms * NS_PER_MS)
+        {
             return None;
         }
         self.decide_psi(now, snap, candidates, event && critical_event)
     }
 
-    fn decide_psi(&mut self, now: Nanos, snap: &MemSnapshot, cands: &[Candidate], critical: bool) -> Option<Kill> {
+    fn decide_psi(
+        &mut self,
+        now: Nanos,
+        snap: &MemSnapshot,
+        cands: &[Candidate],
+        critical: bool,
+    ) -> Option<Kill> {
         let file_lru = snap.file_lru_pages;
         let mut cycle_after_kill = false;
         if self.killing {
@@ -317,7 +331,8 @@ impl Lmkd {
             self.thrashing_reset = now;
             self.thrashing_limit = self.cfg.thrashing_limit_pct;
         } else {
-            thrashing = (snap.workingset_refault_file - self.init_ws_refault) * 100 / (self.base_file_lru + 1);
+            thrashing =
+                (snap.workingset_refault_file - self.init_ws_refault) * 100 / (self.base_file_lru + 1);
         }
         thrashing += self.prev_thrash_growth;
         let wmark = Self::wmark(snap);
@@ -383,20 +398,35 @@ impl Lmkd {
         if cut_limit {
             self.thrashing_limit = self.thrashing_limit * (100 - self.cfg.thrashing_limit_decay_pct) / 100;
         }
-        Some(Kill { pid: victim, reason, min_adj })
+        Some(Kill {
+            pid: victim,
+            reason,
+            min_adj,
+        })
     }
 
     fn poll_minfree(&mut self, now: Nanos, snap: &MemSnapshot, cands: &[Candidate]) -> Option<Kill> {
-        if self.last_kill.is_some_and(|t| now < t + self.cfg.kill_timeout_ms * NS_PER_MS) {
+        if self
+            .last_kill
+            .is_some_and(|t| now < t + self.cfg.kill_timeout_ms * NS_PER_MS)
+        {
             return None;
         }
         self.polls += 1;
         let free = snap.free_pages.saturating_sub(snap.wmark_high);
         let file = snap.file_lru_pages;
-        let slot = self.cfg.minfree.iter().find(|&&(_, minfree)| free < minfree && file < minfree)?;
+        let slot = self
+            .cfg
+            .minfree
+            .iter()
+            .find(|&&(_, minfree)| free < minfree && file < minfree)?;
         let victim = self.pick_victim(cands, slot.0)?;
         self.last_kill = Some(now);
-        Some(Kill { pid: victim, reason: KillReason::Minfree, min_adj: slot.0 })
+        Some(Kill {
+            pid: victim,
+            reason: KillReason::Minfree,
+            min_adj: slot.0,
+        })
     }
 
     /// `find_and_kill_process`: highest adj first; oldest within a level, or heaviest.
@@ -432,11 +462,36 @@ mod tests {
 
     fn cands() -> Vec<Candidate> {
         vec![
-            Candidate { pid: 1, adj: 0, rss_pages: 50_000, seq: 0 },
-            Candidate { pid: 2, adj: 900, rss_pages: 10_000, seq: 1 },
-            Candidate { pid: 3, adj: 910, rss_pages: 5_000, seq: 2 },
-            Candidate { pid: 4, adj: 910, rss_pages: 9_000, seq: 3 },
-            Candidate { pid: 5, adj: 700, rss_pages: 20_000, seq: 4 },
+            Candidate {
+                pid: 1,
+                adj: 0,
+                rss_pages: 50_000,
+                seq: 0,
+            },
+            Candidate {
+                pid: 2,
+                adj: 900,
+                rss_pages: 10_000,
+                seq: 1,
+            },
+            Candidate {
+                pid: 3,
+                adj: 910,
+                rss_pages: 5_000,
+                seq: 2,
+            },
+            Candidate {
+                pid: 4,
+                adj: 910,
+                rss_pages: 9_000,
+                seq: 3,
+            },
+            Candidate {
+                pid: 5,
+                adj: 700,
+                rss_pages: 20_000,
+                seq: 4,
+            },
         ]
     }
 
@@ -449,7 +504,20 @@ mod tests {
         cfg.kill_heaviest_task = true;
         assert_eq!(Lmkd::new(cfg).pick_victim(&cands(), 0), Some(4));
         // At adj <= 200 the heaviest is chosen.
-        let only_fg = [Candidate { pid: 1, adj: 0, rss_pages: 5, seq: 0 }, Candidate { pid: 9, adj: 0, rss_pages: 50, seq: 1 }];
+        let only_fg = [
+            Candidate {
+                pid: 1,
+                adj: 0,
+                rss_pages: 5,
+                seq: 0,
+            },
+            Candidate {
+                pid: 9,
+                adj: 0,
+                rss_pages: 50,
+                seq: 1,
+            },
+        ];
         assert_eq!(l.pick_victim(&only_fg, 0), Some(9));
     }
 

@@ -289,7 +289,10 @@ impl Simulation {
         for a in &actions {
             if let Some(app) = a.app() {
                 if app >= apps.len() {
-                    return Err(format!("user action refers to app #{app} but the scenario has {} apps", apps.len()));
+                    return Err(format!(
+                        "user action refers to app #{app} but the scenario has {} apps",
+                        apps.len()
+                    ));
                 }
             }
         }
@@ -297,9 +300,16 @@ impl Simulation {
         let sys_pages = device.system_reserve_pages() as u32;
         if sys_pages > 0 {
             let pid = k.spawn("system_server", SYSTEM_ADJ, 128);
-            let src = ContentSource { base: apps.first().map_or(0, |a| a.content_base), len: 64, seed: 0x5157 };
-            let first = k.mmap(pid, sys_pages, PageKind::NativeAnon, false, src).map_err(|e| e.to_string())?;
-            k.access_range(0, Actor::AppMain(pid), first, sys_pages, true).map_err(|e| e.to_string())?;
+            let src = ContentSource {
+                base: apps.first().map_or(0, |a| a.content_base),
+                len: 64,
+                seed: 0x5157,
+            };
+            let first = k
+                .mmap(pid, sys_pages, PageKind::NativeAnon, false, src)
+                .map_err(|e| e.to_string())?;
+            k.access_range(0, Actor::AppMain(pid), first, sys_pages, true)
+                .map_err(|e| e.to_string())?;
             // The system's memory is hot: it is not a reclaim candidate (like mlocked/active use).
             k.madvise(0, Actor::AppMain(pid), first, sys_pages, Advice::HotRuntime);
         }
@@ -477,7 +487,9 @@ impl Simulation {
 
     fn kill(&mut self, now: Nanos, app: usize, reason: KillReason) {
         if let Some(pid) = self.rt[app].pid {
-            self.k.cpu.charge(Actor::Lmkd, Category::Lifecycle, 200 * engine::NS_PER_US);
+            self.k
+                .cpu
+                .charge(Actor::Lmkd, Category::Lifecycle, 200 * engine::NS_PER_US);
             self.k.exit(pid);
             self.mark_dead(now, app, reason);
         }
@@ -492,8 +504,9 @@ impl Simulation {
     /// Re-rank cached apps in LRU order (most recently used gets the lowest cached adj) and
     /// enforce the cached-process limit.
     fn update_cached(&mut self, now: Nanos) {
-        let mut cached: Vec<usize> =
-            (0..self.rt.len()).filter(|&a| self.rt[a].state == AppState::Background).collect();
+        let mut cached: Vec<usize> = (0..self.rt.len())
+            .filter(|&a| self.rt[a].state == AppState::Background)
+            .collect();
         cached.sort_by(|&a, &b| self.rt[b].last_fg.cmp(&self.rt[a].last_fg).then(a.cmp(&b)));
         for (rank, &a) in cached.iter().enumerate() {
             self.set_adj(a, cached_adj(rank));
@@ -506,10 +519,22 @@ impl Simulation {
 
     /// Touch `offs` of `app` on its main thread starting at `t`, spreading `work` of CPU across
     /// the accesses; returns the end time, or `None` if the app died meanwhile.
-    fn touch(&mut self, app: usize, t: Nanos, offs: &[u32], work: Nanos, write: bool, touched: Option<&mut Vec<PageIdx>>) -> Option<Nanos> {
+    fn touch(
+        &mut self,
+        app: usize,
+        t: Nanos,
+        offs: &[u32],
+        work: Nanos,
+        write: bool,
+        touched: Option<&mut Vec<PageIdx>>,
+    ) -> Option<Nanos> {
         let pid = self.rt[app].pid?;
         let actor = Actor::AppMain(pid);
-        let per = if offs.is_empty() { 0 } else { work / offs.len() as u64 };
+        let per = if offs.is_empty() {
+            0
+        } else {
+            work / offs.len() as u64
+        };
         let mut now = t;
         let mut touched = touched;
         let anon = self.apps[app].anon_pages();
@@ -595,8 +620,16 @@ impl Simulation {
         let m = &self.apps[app];
         let name = m.name.clone();
         let (java, native, file, threads) = (m.java_pages, m.native_pages, m.file_pages, m.threads);
-        let src = |seed: u64| ContentSource { base: m.content_base, len: m.content_len, seed };
-        let (s1, s2, s3) = (src(app as u64 * 3 + 1), src(app as u64 * 3 + 2), src(app as u64 * 3 + 3));
+        let src = |seed: u64| ContentSource {
+            base: m.content_base,
+            len: m.content_len,
+            seed,
+        };
+        let (s1, s2, s3) = (
+            src(app as u64 * 3 + 1),
+            src(app as u64 * 3 + 2),
+            src(app as u64 * 3 + 3),
+        );
         let pid = self.k.spawn(&name, FOREGROUND_APP_ADJ, threads);
         let map = |k: &mut Kernel, pages: u32, kind, exec, s| k.mmap(pid, pages.max(1), kind, exec, s);
         let mapped = (|| {
@@ -626,7 +659,9 @@ impl Simulation {
         let set = self.apps[app].access.launch_set(0, 0);
         offs.extend(set.into_iter().filter(|&o| o >= java + native));
         let t0 = now + (self.device.cpu.process_create_ms * NS_PER_MS as f64) as Nanos;
-        self.k.cpu.charge(Actor::AppMain(pid), Category::Lifecycle, t0 - now);
+        self.k
+            .cpu
+            .charge(Actor::AppMain(pid), Category::Lifecycle, t0 - now);
         let work = self.apps[app].cold_init;
         let end = self.touch(app, t0, &offs, work, true, None)?;
         let us = ((end - now) / 1000).max(1);
@@ -647,8 +682,10 @@ impl Simulation {
         self.set_adj(app, PREVIOUS_APP_ADJ);
         let view = self.view(app, now);
         self.hooks.on_background(&mut self.k, &view);
-        self.q.push(now + self.cfg.transition / 2, Ev::B1Touch { app, gen });
-        self.q.push(now + self.cfg.transition, Ev::TransitionEnd { app, gen });
+        self.q
+            .push(now + self.cfg.transition / 2, Ev::B1Touch { app, gen });
+        self.q
+            .push(now + self.cfg.transition, Ev::TransitionEnd { app, gen });
     }
 
     fn b1_touch(&mut self, t: Nanos, app: usize, gen: u32) {
@@ -720,7 +757,8 @@ impl Simulation {
         let write = self.rng.gen_bool(0.3);
         if let Some(end) = self.touch(app, t, &offs, 0, write, None) {
             self.fg_stall_ns += end - t;
-            self.q.push(end.max(t + self.cfg.fg_tick), Ev::FgTick { app, gen });
+            self.q
+                .push(end.max(t + self.cfg.fg_tick), Ev::FgTick { app, gen });
         }
     }
 
@@ -743,8 +781,14 @@ impl Simulation {
 
     fn alloc(&mut self, now: Nanos, app: usize, pages: u32) {
         let Some(pid) = self.rt[app].pid else { return };
-        let src = ContentSource { base: self.apps[app].content_base, len: self.apps[app].content_len, seed: now };
-        let Ok(first) = self.k.mmap(pid, pages.max(1), PageKind::JavaHeap, false, src) else { return };
+        let src = ContentSource {
+            base: self.apps[app].content_base,
+            len: self.apps[app].content_len,
+            seed: now,
+        };
+        let Ok(first) = self.k.mmap(pid, pages.max(1), PageKind::JavaHeap, false, src) else {
+            return;
+        };
         match self.k.access_range(now, Actor::AppMain(pid), first, pages, true) {
             Ok(s) => {
                 // The app's own work per page (Java array allocation and initialisation) comes on
@@ -794,7 +838,12 @@ impl Simulation {
                 let r = &self.rt[a];
                 let pid = r.pid?;
                 let p = self.k.process(pid)?;
-                Some(Candidate { pid, adj: p.oom_score_adj, rss_pages: p.rss() + p.counters.swap, seq: r.lmkd_seq })
+                Some(Candidate {
+                    pid,
+                    adj: p.oom_score_adj,
+                    rss_pages: p.rss() + p.counters.swap,
+                    seq: r.lmkd_seq,
+                })
             })
             .collect();
         if let Some(kill) = self.lmkd.poll(t, &snap, &cands) {
@@ -811,7 +860,11 @@ impl Simulation {
 
     fn sample(&mut self, t: Nanos) {
         let mi = self.k.meminfo();
-        let cached = self.rt.iter().filter(|r| r.pid.is_some() && r.state != AppState::Foreground).count() as u32;
+        let cached = self
+            .rt
+            .iter()
+            .filter(|r| r.pid.is_some() && r.state != AppState::Foreground)
+            .count() as u32;
         let alive = self.rt.iter().filter(|r| r.pid.is_some()).count() as u32;
         self.samples.push(Sample {
             t,

@@ -14,11 +14,11 @@ use engine::{ms, Nanos, RngStreams, NS_PER_MS, NS_PER_SEC};
 use framework::sim::{AccessSets, AppModel, SimConfig, SimOutput, Simulation, UserAction};
 use kernel::Kernel;
 use policy::{Policy, SwapDevices, SwapOverrides};
-use workload::scenario::{ResolvedScenario, SwapMode};
-use workload::user::Action;
 use rand::Rng;
 use report::model::*;
 use std::collections::BTreeMap;
+use workload::scenario::{ResolvedScenario, SwapMode};
+use workload::user::Action;
 
 /// Distinct content pages generated per app (pages of an app share this pool).
 pub const CONTENTS_PER_APP: usize = 512;
@@ -62,9 +62,17 @@ impl RunSpec {
             .events
             .iter()
             .map(|e| match e.action {
-                Action::Launch { app, context } => UserAction::Launch { at: e.at_ns, app, context },
+                Action::Launch { app, context } => UserAction::Launch {
+                    at: e.at_ns,
+                    app,
+                    context,
+                },
                 Action::Home => UserAction::Home { at: e.at_ns },
-                Action::Alloc { app, mb } => UserAction::Alloc { at: e.at_ns, app, pages: (mb * 256.0).round() as u32 },
+                Action::Alloc { app, mb } => UserAction::Alloc {
+                    at: e.at_ns,
+                    app,
+                    pages: (mb * 256.0).round() as u32,
+                },
                 Action::Kill { app } => UserAction::Kill { at: e.at_ns, app },
             })
             .collect();
@@ -75,7 +83,11 @@ impl RunSpec {
             apps: r.apps.clone(),
             actions,
             end: r.timeline.end_ns,
-            swap: SwapOverrides { devices: r.swap.map(swap_devices), zram_mb: r.zram_mb, flash_mb: None },
+            swap: SwapOverrides {
+                devices: r.swap.map(swap_devices),
+                zram_mb: r.zram_mb,
+                flash_mb: None,
+            },
             sim: SimConfig::defaults(r.seed),
         }
     }
@@ -84,12 +96,22 @@ impl RunSpec {
 /// The runs a scenario asks for: `policies` if given (e.g. from the command line), else the
 /// scenario's variants, else its policies, else `android`.
 pub fn plan_runs(r: &ResolvedScenario, policies: &[String]) -> anyhow::Result<Vec<RunPlan>> {
-    let base = SwapOverrides { devices: r.swap.map(swap_devices), zram_mb: r.zram_mb, flash_mb: None };
+    let base = SwapOverrides {
+        devices: r.swap.map(swap_devices),
+        zram_mb: r.zram_mb,
+        flash_mb: None,
+    };
     let by_name = |n: &str| policy::by_name(n).map_err(anyhow::Error::msg);
     if !policies.is_empty() {
         return policies
             .iter()
-            .map(|n| Ok(RunPlan { label: n.clone(), policy: by_name(n)?, swap: base }))
+            .map(|n| {
+                Ok(RunPlan {
+                    label: n.clone(),
+                    policy: by_name(n)?,
+                    swap: base,
+                })
+            })
             .collect();
     }
     if !r.variants.is_empty() {
@@ -97,18 +119,39 @@ pub fn plan_runs(r: &ResolvedScenario, policies: &[String]) -> anyhow::Result<Ve
             .variants
             .iter()
             .map(|v| {
-                let p = v.policy.clone().or_else(|| r.policies.first().cloned()).unwrap_or_else(|| "android".into());
+                let p = v
+                    .policy
+                    .clone()
+                    .or_else(|| r.policies.first().cloned())
+                    .unwrap_or_else(|| "android".into());
                 let swap = SwapOverrides {
                     devices: v.swap.or(r.swap).map(swap_devices),
                     zram_mb: v.zram_mb.or(r.zram_mb),
                     flash_mb: None,
                 };
-                Ok(RunPlan { label: v.name.clone(), policy: by_name(&p)?, swap })
+                Ok(RunPlan {
+                    label: v.name.clone(),
+                    policy: by_name(&p)?,
+                    swap,
+                })
             })
             .collect();
     }
-    let names = if r.policies.is_empty() { vec!["android".to_string()] } else { r.policies.clone() };
-    names.iter().map(|n| Ok(RunPlan { label: n.clone(), policy: by_name(n)?, swap: base })).collect()
+    let names = if r.policies.is_empty() {
+        vec!["android".to_string()]
+    } else {
+        r.policies.clone()
+    };
+    names
+        .iter()
+        .map(|n| {
+            Ok(RunPlan {
+                label: n.clone(),
+                policy: by_name(n)?,
+                swap: base,
+            })
+        })
+        .collect()
 }
 
 /// The access model of one app, seen through the framework's trait.
@@ -212,7 +255,10 @@ pub fn policy_result(policy: &str, out: &SimOutput) -> PolicyResult {
         }
     }
     let vmstat: BTreeMap<String, u64> = match serde_json::to_value(&k.vmstat) {
-        Ok(serde_json::Value::Object(m)) => m.into_iter().filter_map(|(k, v)| Some((k, v.as_u64()?))).collect(),
+        Ok(serde_json::Value::Object(m)) => m
+            .into_iter()
+            .filter_map(|(k, v)| Some((k, v.as_u64()?)))
+            .collect(),
         _ => BTreeMap::new(),
     };
     let free_counts = k.buddy().free_block_counts();
@@ -221,18 +267,37 @@ pub fn policy_result(policy: &str, out: &SimOutput) -> PolicyResult {
         policy: policy.to_string(),
         hot_launch_ms: LatencySummary::from_histogram(&out.hot_us, us),
         cold_launch_ms: LatencySummary::from_histogram(&out.cold_us, us),
-        launches: Launches { hot: out.hot_us.len(), cold: out.cold_us.len() },
-        cached_apps: CachedApps { max: out.cached_max(), mean: round3(out.cached_mean()) },
+        launches: Launches {
+            hot: out.hot_us.len(),
+            cold: out.cold_us.len(),
+        },
+        cached_apps: CachedApps {
+            max: out.cached_max(),
+            mean: round3(out.cached_mean()),
+        },
         kills: Kills {
             total: out.kills.values().sum(),
             by_reason: out.kills.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
         },
         cpu_ms: CpuMs {
-            by_category: k.cpu.categories().into_iter().map(|(n, v)| (n.to_string(), round3(ms(v)))).collect(),
-            by_actor: k.cpu.by_actor_kind().into_iter().map(|(n, v)| (n.to_string(), round3(ms(v)))).collect(),
+            by_category: k
+                .cpu
+                .categories()
+                .into_iter()
+                .map(|(n, v)| (n.to_string(), round3(ms(v))))
+                .collect(),
+            by_actor: k
+                .cpu
+                .by_actor_kind()
+                .into_iter()
+                .map(|(n, v)| (n.to_string(), round3(ms(v))))
+                .collect(),
         },
         energy_j: round3(out.energy_j),
-        flash: Flash { bytes_read: k.flash.bytes_read, bytes_written: k.flash.bytes_written },
+        flash: Flash {
+            bytes_read: k.flash.bytes_read,
+            bytes_written: k.flash.bytes_written,
+        },
         zram,
         integrity: Integrity {
             pages_swapped_in: k.integrity.pages_swapped_in,
@@ -254,7 +319,10 @@ pub fn policy_result(policy: &str, out: &SimOutput) -> PolicyResult {
         unusable_index: (0..=kernel::types::MAX_ORDER)
             .map(|o| round3(kernel::buddy::unusable_index(&free_counts, o)))
             .collect(),
-        psi: Psi { some_ms: round3(ms(k.psi.some_total_ns)), full_ms: round3(ms(k.psi.full_total_ns)) },
+        psi: Psi {
+            some_ms: round3(ms(k.psi.some_total_ns)),
+            full_ms: round3(ms(k.psi.full_total_ns)),
+        },
         vmstat,
         timeseries: TimeSeries {
             t_s: s.iter().map(|x| round3(x.t as f64 / NS_PER_SEC as f64)).collect(),
@@ -271,7 +339,11 @@ pub fn policy_result(policy: &str, out: &SimOutput) -> PolicyResult {
 }
 
 /// Run `spec` once per plan. `progress(run_index, done, total)` reports progress.
-pub fn simulate(spec: &RunSpec, runs: &[RunPlan], mut progress: impl FnMut(usize, u64, u64)) -> anyhow::Result<RunReport> {
+pub fn simulate(
+    spec: &RunSpec,
+    runs: &[RunPlan],
+    mut progress: impl FnMut(usize, u64, u64),
+) -> anyhow::Result<RunReport> {
     let mut report = RunReport::new(spec.name.clone(), spec.device.name.clone(), spec.seed);
     for (i, r) in runs.iter().enumerate() {
         let out = run_policy(spec, r.policy.as_ref(), r.swap, |d, t| progress(i, d, t))

@@ -7,7 +7,11 @@ mod cmd;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "hotlaunch", version, about = "Deterministic simulator of mobile memory management")]
+#[command(
+    name = "hotlaunch",
+    version,
+    about = "Deterministic simulator of mobile memory management"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,

@@ -65,11 +65,17 @@ fn hist_ms(h: &hdrhistogram::Histogram<u64>, q: f64) -> f64 {
 }
 
 fn app_hot<'a>(out: &'a SimOutput, app: &str) -> Option<&'a hdrhistogram::Histogram<u64>> {
-    out.per_app.iter().find(|a| a.app.eq_ignore_ascii_case(app)).map(|a| &a.hot_us)
+    out.per_app
+        .iter()
+        .find(|a| a.app.eq_ignore_ascii_case(app))
+        .map(|a| &a.hot_us)
 }
 
 fn find<'a>(runs: &'a [(String, SimOutput)], label: &str) -> anyhow::Result<&'a SimOutput> {
-    runs.iter().find(|(l, _)| l == label).map(|(_, o)| o).with_context(|| format!("no run labelled {label}"))
+    runs.iter()
+        .find(|(l, _)| l == label)
+        .map(|(_, o)| o)
+        .with_context(|| format!("no run labelled {label}"))
 }
 
 /// Fleet Fig. 2: Twitter hot 273 ms vs cold 2390 ms.
@@ -108,7 +114,12 @@ fn ariadne_fig2(quick: bool) -> anyhow::Result<Check> {
     let runs = run_scenario("ariadne-fig2-zram", quick)?;
     let mean = |o: &SimOutput| {
         let apps = ["YouTube", "Twitter", "Firefox", "GoogleEarth", "BangDream"];
-        let v: Vec<f64> = apps.iter().filter_map(|a| app_hot(o, a)).filter(|h| !h.is_empty()).map(|h| h.mean() / 1000.0).collect();
+        let v: Vec<f64> = apps
+            .iter()
+            .filter_map(|a| app_hot(o, a))
+            .filter(|h| !h.is_empty())
+            .map(|h| h.mean() / 1000.0)
+            .collect();
         v.iter().sum::<f64>() / v.len().max(1) as f64
     };
     let dram = mean(find(&runs, "dram")?);
@@ -150,7 +161,10 @@ pub fn run_group(group: &str, quick: bool, mut progress: impl FnMut(&str)) -> an
             ("ariadne-fig2", ariadne_fig2),
             ("marvin-fig3", marvin_fig3),
         ],
-        other => anyhow::bail!("unknown check group `{other}`; known groups: {}", GROUPS.join(", ")),
+        other => anyhow::bail!(
+            "unknown check group `{other}`; known groups: {}",
+            GROUPS.join(", ")
+        ),
     };
     checks
         .into_iter()

@@ -4,7 +4,10 @@
 use std::process::Command;
 
 fn hotlaunch(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_hotlaunch")).args(args).output().expect("run hotlaunch");
+    let out = Command::new(env!("CARGO_BIN_EXE_hotlaunch"))
+        .args(args)
+        .output()
+        .expect("run hotlaunch");
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -25,7 +28,11 @@ fn bad_device(name: &str, edit: impl Fn(String) -> String) -> std::path::PathBuf
 fn scenario_for(device: &std::path::Path) -> std::path::PathBuf {
     let text = workload::scenario::builtin_toml("fleet-fig2-twitter")
         .unwrap()
-        .replacen("device = \"pixel3\"", &format!("device = \"{}\"", device.file_name().unwrap().to_str().unwrap()), 1);
+        .replacen(
+            "device = \"pixel3\"",
+            &format!("device = \"{}\"", device.file_name().unwrap().to_str().unwrap()),
+            1,
+        );
     let path = device.with_extension("scenario.toml");
     std::fs::write(&path, text).unwrap();
     path
@@ -45,14 +52,22 @@ fn assert_clean_error(path: &std::path::Path, key: &str) {
 
 fn replace_line(text: String, key: &str, new: &str) -> String {
     text.lines()
-        .map(|l| if l.trim_start().starts_with(key) { new.to_string() } else { l.to_string() })
+        .map(|l| {
+            if l.trim_start().starts_with(key) {
+                new.to_string()
+            } else {
+                l.to_string()
+            }
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }
 
 #[test]
 fn unknown_key_is_rejected() {
-    let p = bad_device("unknown.toml", |t| t.replacen("[memory]", "[memory]\ndram_gigs = 4", 1));
+    let p = bad_device("unknown.toml", |t| {
+        t.replacen("[memory]", "[memory]\ndram_gigs = 4", 1)
+    });
     assert_clean_error(&p, "dram_gigs");
 }
 
@@ -83,7 +98,9 @@ fn unknown_builtin_device_is_rejected() {
     let dir = std::env::temp_dir().join(format!("hotlaunch-cli-dev-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("pixel99-scenario.toml");
-    let text = workload::scenario::builtin_toml("fleet-fig2-twitter").unwrap().replacen("device = \"pixel3\"", "device = \"pixel99\"", 1);
+    let text = workload::scenario::builtin_toml("fleet-fig2-twitter")
+        .unwrap()
+        .replacen("device = \"pixel3\"", "device = \"pixel99\"", 1);
     std::fs::write(&path, text).unwrap();
     let (code, _, err) = hotlaunch(&["run", path.to_str().unwrap()]);
     assert!(code != 0 && code != 101, "{err}");
@@ -96,13 +113,30 @@ fn run_writes_json() {
     std::fs::create_dir_all(&dir).unwrap();
     let json = dir.join("out.json");
     let report = dir.join("report");
-    let (code, out, err) =
-        hotlaunch(&["run", "fleet-fig2-twitter", "--json", json.to_str().unwrap(), "--report", report.to_str().unwrap()]);
+    let (code, out, err) = hotlaunch(&[
+        "run",
+        "fleet-fig2-twitter",
+        "--json",
+        json.to_str().unwrap(),
+        "--report",
+        report.to_str().unwrap(),
+    ]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("hot launch p50"), "{out}");
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(v["schema_version"], 1);
-    for key in ["hot_launch_ms", "cold_launch_ms", "launches", "cached_apps", "kills", "cpu_ms", "energy_j", "flash", "zram", "integrity"] {
+    for key in [
+        "hot_launch_ms",
+        "cold_launch_ms",
+        "launches",
+        "cached_apps",
+        "kills",
+        "cpu_ms",
+        "energy_j",
+        "flash",
+        "zram",
+        "integrity",
+    ] {
         assert!(!v["policies"][0][key].is_null(), "missing {key}");
     }
     let html = std::fs::read_to_string(report.join("index.html")).unwrap();
@@ -120,7 +154,9 @@ fn unknown_policy_scenario_and_key_are_rejected() {
     let dir = std::env::temp_dir().join(format!("hotlaunch-cli-sc-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("bad.toml");
-    let text = workload::scenario::builtin_toml("fleet-fig2-twitter").unwrap().replacen("seed = 1", "seed = 1\nspeed = 3", 1);
+    let text = workload::scenario::builtin_toml("fleet-fig2-twitter")
+        .unwrap()
+        .replacen("seed = 1", "seed = 1\nspeed = 3", 1);
     std::fs::write(&path, text).unwrap();
     let (code, _, err) = hotlaunch(&["run", path.to_str().unwrap()]);
     assert!(code != 0 && code != 101, "{err}");

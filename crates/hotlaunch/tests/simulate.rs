@@ -36,8 +36,16 @@ fn default_day_reaches_pressure_and_loses_nothing() {
     let p = &rep.policies[0];
     assert_eq!(p.policy, "android");
     assert!(p.launches.hot > 0 && p.launches.cold > 0, "{:?}", p.launches);
-    assert!(p.hot_launch_ms.p50 < p.cold_launch_ms.p50, "hot {:?} cold {:?}", p.hot_launch_ms, p.cold_launch_ms);
-    assert!(p.zram.orig_data_size > 0, "stock Android swaps to zram under pressure");
+    assert!(
+        p.hot_launch_ms.p50 < p.cold_launch_ms.p50,
+        "hot {:?} cold {:?}",
+        p.hot_launch_ms,
+        p.cold_launch_ms
+    );
+    assert!(
+        p.zram.orig_data_size > 0,
+        "stock Android swaps to zram under pressure"
+    );
     assert!(p.integrity.pages_swapped_in > 0);
     assert_eq!(p.integrity.checksum_mismatches, 0);
     assert!(p.kills.total > 0, "20 apps on a 4 GB phone must see kills");

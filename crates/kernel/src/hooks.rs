@@ -116,7 +116,13 @@ pub enum AllocPurpose {
 
 pub trait PlacementHook {
     /// Pick frames for an allocation of `2^order` pages; `None` = no suitable free memory.
-    fn alloc(&mut self, buddy: &mut BuddyAllocator, order: u8, mt: MigrateType, purpose: AllocPurpose) -> Option<Pfn> {
+    fn alloc(
+        &mut self,
+        buddy: &mut BuddyAllocator,
+        order: u8,
+        mt: MigrateType,
+        purpose: AllocPurpose,
+    ) -> Option<Pfn> {
         let _ = purpose;
         buddy.alloc(order, mt)
     }

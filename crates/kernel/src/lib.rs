@@ -97,7 +97,11 @@ impl Watermarks {
     pub fn linux(managed_pages: u64, min_free_kbytes: u64, watermark_scale_factor: u64) -> Self {
         let min = min_free_kbytes / 4;
         let tmp = (min / 4).max(managed_pages * watermark_scale_factor / 10_000);
-        Watermarks { min, low: min + tmp, high: min + 2 * tmp }
+        Watermarks {
+            min,
+            low: min + tmp,
+            high: min + 2 * tmp,
+        }
     }
 }
 
@@ -247,7 +251,9 @@ impl Kernel {
     ) -> Result<Self, KernelError> {
         let managed = device.managed_pages();
         if managed == 0 || managed > u32::MAX as u64 / 2 {
-            return Err(KernelError::Config(format!("managed memory of {managed} pages is out of range")));
+            return Err(KernelError::Config(format!(
+                "managed memory of {managed} pages is out of range"
+            )));
         }
         if contents.is_empty() {
             return Err(KernelError::Config("the content store holds no pages".into()));
@@ -281,7 +287,10 @@ impl Kernel {
             flash: FlashDevice::from_profile(device),
             contents,
             hooks,
-            kswapd: Kswapd { priority: DEF_PRIORITY, ..Default::default() },
+            kswapd: Kswapd {
+                priority: DEF_PRIORITY,
+                ..Default::default()
+            },
             kcompactd_order: None,
             psi: Psi::default(),
             vmstat: VmStat::default(),
@@ -320,7 +329,9 @@ impl Kernel {
             content: None,
         });
         for _ in 0..threads {
-            if let Some(pfn) = self.alloc_kernel_frames(1, MigrateType::Unmovable, AllocPurpose::KernelForProcess(pid)) {
+            if let Some(pfn) =
+                self.alloc_kernel_frames(1, MigrateType::Unmovable, AllocPurpose::KernelForProcess(pid))
+            {
                 self.procs[pid as usize].kernel_allocs.push((pfn, 1));
             }
         }
@@ -358,17 +369,30 @@ impl Kernel {
         if pages == 0 {
             return Err(KernelError::Config("mmap of zero pages".into()));
         }
-        let state = if kind == PageKind::File { PageState::Dropped } else { PageState::Untouched };
+        let state = if kind == PageKind::File {
+            PageState::Dropped
+        } else {
+            PageState::Untouched
+        };
         let first = self.pt.map(pid, pages, kind, state, exec);
         for off in 0..pages {
             self.pt.pages[(first + off) as usize].content = source.content_of(off);
         }
         self.state_counts[state as usize] += pages as u64;
         let vma_id = self.vmas.len();
-        self.vmas.push(Some(Vma { pid, first, pages, kind, exec, source }));
+        self.vmas.push(Some(Vma {
+            pid,
+            first,
+            pages,
+            kind,
+            exec,
+            source,
+        }));
         self.procs[pid as usize].vmas.push(vma_id);
         for _ in 0..pages.div_ceil(512) {
-            if let Some(pfn) = self.alloc_kernel_frames(0, MigrateType::Unmovable, AllocPurpose::KernelForProcess(pid)) {
+            if let Some(pfn) =
+                self.alloc_kernel_frames(0, MigrateType::Unmovable, AllocPurpose::KernelForProcess(pid))
+            {
                 self.procs[pid as usize].kernel_allocs.push((pfn, 0));
             }
         }
@@ -385,8 +409,15 @@ impl Kernel {
     /// Map with the process's default content source (each mapping gets its own seed so that
     /// different mappings do not repeat the same page sequence).
     pub fn mmap_default(&mut self, pid: Pid, pages: u32, kind: PageKind) -> Result<PageIdx, KernelError> {
-        let proc = self.procs.get(pid as usize).ok_or(KernelError::NoSuchProcess(pid))?;
-        let mut src = proc.content.unwrap_or(ContentSource { base: 0, len: self.contents.len() as u32, seed: pid as u64 });
+        let proc = self
+            .procs
+            .get(pid as usize)
+            .ok_or(KernelError::NoSuchProcess(pid))?;
+        let mut src = proc.content.unwrap_or(ContentSource {
+            base: 0,
+            len: self.contents.len() as u32,
+            seed: pid as u64,
+        });
         src.seed = engine::splitmix64(src.seed ^ self.vmas.len() as u64);
         self.mmap(pid, pages, kind, false, src)
     }
@@ -426,12 +457,18 @@ impl Kernel {
     pub fn vma_of(&self, idx: PageIdx) -> Option<&Vma> {
         let pid = self.pt.pages.get(idx as usize)?.pid;
         let proc = self.procs.get(pid as usize)?;
-        proc.vmas.iter().filter_map(|&v| self.vmas[v].as_ref()).find(|v| idx >= v.first && idx < v.first + v.pages)
+        proc.vmas
+            .iter()
+            .filter_map(|&v| self.vmas[v].as_ref())
+            .find(|v| idx >= v.first && idx < v.first + v.pages)
     }
 
     /// Unmap the mapping starting at `first` (must be the start of a mapping of `pid`).
     pub fn munmap(&mut self, pid: Pid, first: PageIdx) -> Result<(), KernelError> {
-        let proc = self.procs.get(pid as usize).ok_or(KernelError::NoSuchProcess(pid))?;
+        let proc = self
+            .procs
+            .get(pid as usize)
+            .ok_or(KernelError::NoSuchProcess(pid))?;
         let pos = proc
             .vmas
             .iter()
@@ -468,7 +505,9 @@ impl Kernel {
 
     /// Kill or exit a process: all its memory is freed.
     pub fn exit(&mut self, pid: Pid) {
-        let Some(proc) = self.procs.get_mut(pid as usize) else { return };
+        let Some(proc) = self.procs.get_mut(pid as usize) else {
+            return;
+        };
         if !proc.alive {
             return;
         }
@@ -496,9 +535,19 @@ impl Kernel {
     /// Touch page `idx` on behalf of `actor` at `now`. Returns the stall on the actor's critical
     /// path (zero for a resident page).
     #[inline]
-    pub fn access(&mut self, now: Nanos, actor: Actor, idx: PageIdx, write: bool) -> Result<Stall, KernelError> {
+    pub fn access(
+        &mut self,
+        now: Nanos,
+        actor: Actor,
+        idx: PageIdx,
+        write: bool,
+    ) -> Result<Stall, KernelError> {
         self.vmstat.page_accesses += 1;
-        let p = self.pt.pages.get_mut(idx as usize).ok_or(KernelError::NotMapped(idx))?;
+        let p = self
+            .pt
+            .pages
+            .get_mut(idx as usize)
+            .ok_or(KernelError::NotMapped(idx))?;
         if p.state == PageState::Resident {
             p.flags |= flags::ACCESSED | if write { flags::DIRTY } else { 0 };
             return Ok(Stall::ZERO);
@@ -536,7 +585,13 @@ impl Kernel {
         }
     }
 
-    fn fault_anon_zero(&mut self, now: Nanos, actor: Actor, idx: PageIdx, write: bool) -> Result<Stall, KernelError> {
+    fn fault_anon_zero(
+        &mut self,
+        now: Nanos,
+        actor: Actor,
+        idx: PageIdx,
+        write: bool,
+    ) -> Result<Stall, KernelError> {
         let pid = self.pt.pages[idx as usize].pid;
         let mut stall = Stall::ZERO;
         let pfn = self.alloc_user_frame(now, actor, pid, &mut stall)?;
@@ -615,14 +670,21 @@ impl Kernel {
             .procs
             .iter()
             .filter(|p| p.alive)
-            .map(|p| (p.lru.len[LruList::ActiveAnon as usize] + p.lru.len[LruList::ActiveFile as usize]) as u64)
+            .map(|p| {
+                (p.lru.len[LruList::ActiveAnon as usize] + p.lru.len[LruList::ActiveFile as usize]) as u64
+            })
             .sum();
         (distance as u64) <= workingset
     }
 
     pub(crate) fn backend_env(&mut self, now: Nanos) -> (BackendEnv<'_>, &mut Vec<Box<dyn SwapBackend>>) {
         (
-            BackendEnv { now, contents: &self.contents, cpu_factor: self.params.cpu_factor, flash: &mut self.flash },
+            BackendEnv {
+                now,
+                contents: &self.contents,
+                cpu_factor: self.params.cpu_factor,
+                flash: &mut self.flash,
+            },
             &mut self.backends,
         )
     }
@@ -735,7 +797,8 @@ impl Kernel {
         self.vmstat.pgmajfault += 1;
         self.procs[pid as usize].counters.major_faults += 1;
         self.anon_cost += 1;
-        let overhead = self.params.major_fault_overhead_ns + self.params.minor_fault_ns * (keep.len() as u64 - 1);
+        let overhead =
+            self.params.major_fault_overhead_ns + self.params.minor_fault_ns * (keep.len() as u64 - 1);
         for (cat, ns) in io.cpu() {
             self.cpu.charge(actor, cat, ns);
         }
@@ -754,7 +817,13 @@ impl Kernel {
     }
 
     /// Fault on a file page not in memory: read it (and its read-around window) from flash.
-    fn file_read(&mut self, now: Nanos, actor: Actor, idx: PageIdx, write: bool) -> Result<Stall, KernelError> {
+    fn file_read(
+        &mut self,
+        now: Nanos,
+        actor: Actor,
+        idx: PageIdx,
+        write: bool,
+    ) -> Result<Stall, KernelError> {
         let p = self.pt.pages[idx as usize];
         let pid = p.pid;
         let vma = *self.vma_of(idx).ok_or(KernelError::NotMapped(idx))?;
@@ -765,7 +834,9 @@ impl Kernel {
         let mut stall = Stall::ZERO;
         let mut pages = Vec::with_capacity(ra as usize);
         pages.push(idx);
-        pages.extend((start..end).filter(|&q| q != idx && self.pt.pages[q as usize].state == PageState::Dropped));
+        pages.extend(
+            (start..end).filter(|&q| q != idx && self.pt.pages[q as usize].state == PageState::Dropped),
+        );
         let mut got = Vec::with_capacity(pages.len());
         for (i, &q) in pages.iter().enumerate() {
             match self.alloc_user_frame(now + stall.ns, actor, pid, &mut stall) {
@@ -824,7 +895,9 @@ impl Kernel {
 
     fn free_user_frame(&mut self, pid: Pid, pfn: Pfn) {
         self.frame_owner[pfn as usize] = NIL;
-        self.hooks.placement.free(&mut self.buddy, pfn, 0, AllocPurpose::User(pid));
+        self.hooks
+            .placement
+            .free(&mut self.buddy, pfn, 0, AllocPurpose::User(pid));
     }
 
     fn wake_kswapd(&mut self, now: Nanos) {
@@ -839,7 +912,13 @@ impl Kernel {
     /// Allocate a frame for a user page of `pid` following the Linux slow path: fast path above
     /// the low watermark; below it wake kswapd and allow down to min; below min reclaim directly
     /// on the calling thread; after `MAX_RECLAIM_RETRIES` fruitless attempts, OOM-kill.
-    fn alloc_user_frame(&mut self, now: Nanos, actor: Actor, pid: Pid, stall: &mut Stall) -> Result<Pfn, KernelError> {
+    fn alloc_user_frame(
+        &mut self,
+        now: Nanos,
+        actor: Actor,
+        pid: Pid,
+        stall: &mut Stall,
+    ) -> Result<Pfn, KernelError> {
         self.alloc_frame_slowpath(now, actor, AllocPurpose::User(pid), stall)
     }
 
@@ -863,10 +942,12 @@ impl Kernel {
         let mut retries = 0;
         loop {
             let free = self.buddy.nr_free_pages();
-            if free > wm.low || (free > wm.min && {
-                self.wake_kswapd(now + stall.ns);
-                true
-            }) {
+            if free > wm.low
+                || (free > wm.min && {
+                    self.wake_kswapd(now + stall.ns);
+                    true
+                })
+            {
                 if let Some(pfn) = self.hooks.placement.alloc(&mut self.buddy, 0, mt, purpose) {
                     if self.buddy.nr_free_pages() <= wm.low {
                         self.wake_kswapd(now + stall.ns);
@@ -921,7 +1002,15 @@ impl Kernel {
     /// orders may compact. Returns the first frame and the stall of the caller.
     pub fn alloc_kernel(&mut self, now: Nanos, actor: Actor, order: u8) -> (Option<Pfn>, Stall) {
         let mut stall = Stall::ZERO;
-        let pfn = self.alloc_high_order(now, actor, order, MigrateType::Unmovable, AllocPurpose::Kernel, true, &mut stall);
+        let pfn = self.alloc_high_order(
+            now,
+            actor,
+            order,
+            MigrateType::Unmovable,
+            AllocPurpose::Kernel,
+            true,
+            &mut stall,
+        );
         (pfn, stall)
     }
 
@@ -991,7 +1080,15 @@ impl Kernel {
         let mut stall = Stall::ZERO;
         for order in [8u8, 4] {
             while remaining >= 1 << order {
-                match self.alloc_high_order(now + stall.ns, actor, order, MigrateType::Unmovable, AllocPurpose::IoBuffer, false, &mut stall) {
+                match self.alloc_high_order(
+                    now + stall.ns,
+                    actor,
+                    order,
+                    MigrateType::Unmovable,
+                    AllocPurpose::IoBuffer,
+                    false,
+                    &mut stall,
+                ) {
                     Some(pfn) => {
                         buf.blocks.push((pfn, order));
                         remaining -= 1 << order;
@@ -1031,7 +1128,9 @@ impl Kernel {
         while (self.zram_frames.len() as u64) < want {
             // zram allocates with __GFP_MEMALLOC-like access to reserves during reclaim.
             let Some(pfn) =
-                self.hooks.placement.alloc(&mut self.buddy, 0, MigrateType::Movable, AllocPurpose::Zram)
+                self.hooks
+                    .placement
+                    .alloc(&mut self.buddy, 0, MigrateType::Movable, AllocPurpose::Zram)
             else {
                 break;
             };
@@ -1041,7 +1140,9 @@ impl Kernel {
         while (self.zram_frames.len() as u64) > want {
             let pfn = self.zram_frames.pop().expect("nonempty");
             self.frame_owner[pfn as usize] = NIL;
-            self.hooks.placement.free(&mut self.buddy, pfn, 0, AllocPurpose::Zram);
+            self.hooks
+                .placement
+                .free(&mut self.buddy, pfn, 0, AllocPurpose::Zram);
         }
     }
 
@@ -1151,7 +1252,8 @@ impl Kernel {
                     if p.state == PageState::Resident && p.lru != LruList::Unevictable {
                         let lru = &mut self.procs[p.pid as usize].lru;
                         self.pt.lru_del(lru, idx);
-                        self.pt.lru_add_tail(lru, idx, LruList::inactive(p.kind.is_anon()));
+                        self.pt
+                            .lru_add_tail(lru, idx, LruList::inactive(p.kind.is_anon()));
                         self.pt.pages[idx as usize].flags &= !(flags::ACCESSED | flags::REFERENCED);
                         self.vmstat.pgdeactivate += 1;
                     }
@@ -1160,7 +1262,10 @@ impl Kernel {
             Advice::WillNeed => {
                 // Prefetch asynchronously: the caller does not wait; the work is kernel time.
                 for idx in first..end {
-                    if matches!(self.pt.pages[idx as usize].state, PageState::Swapped | PageState::Dropped) {
+                    if matches!(
+                        self.pt.pages[idx as usize].state,
+                        PageState::Swapped | PageState::Dropped
+                    ) {
                         if let Ok(s) = self.fault(now, Actor::Kernel, idx, false) {
                             let _ = s;
                             self.pt.pages[idx as usize].flags &= !flags::ACCESSED;
@@ -1176,7 +1281,8 @@ impl Kernel {
                     }
                     self.pt.pages[idx as usize].flags |= flags::HOT_HINT;
                     if p.state == PageState::Resident && p.lru != LruList::Unevictable {
-                        self.pt.lru_move_head(&mut self.procs[p.pid as usize].lru, idx, LruList::Unevictable);
+                        self.pt
+                            .lru_move_head(&mut self.procs[p.pid as usize].lru, idx, LruList::Unevictable);
                     }
                 }
             }
@@ -1192,7 +1298,11 @@ impl Kernel {
             if p.has(flags::HOT_HINT) {
                 self.pt.pages[idx as usize].flags &= !flags::HOT_HINT;
                 if p.state == PageState::Resident {
-                    self.pt.lru_move_head(&mut self.procs[p.pid as usize].lru, idx, LruList::inactive(p.kind.is_anon()));
+                    self.pt.lru_move_head(
+                        &mut self.procs[p.pid as usize].lru,
+                        idx,
+                        LruList::inactive(p.kind.is_anon()),
+                    );
                 }
             }
         }
@@ -1211,7 +1321,13 @@ impl Kernel {
 
     pub fn page_view(&self, idx: PageIdx) -> PageView {
         let p = &self.pt.pages[idx as usize];
-        PageView { idx, pid: p.pid, kind: p.kind, flags: p.flags, policy_bits: p.policy_bits }
+        PageView {
+            idx,
+            pid: p.pid,
+            kind: p.kind,
+            flags: p.flags,
+            policy_bits: p.policy_bits,
+        }
     }
 
     pub fn buddy(&self) -> &BuddyAllocator {
@@ -1269,7 +1385,10 @@ impl Kernel {
                 match p.state {
                     PageState::Resident => {
                         if self.frame_owner[p.loc as usize] != idx {
-                            return Err(format!("page {idx} resident in frame {} owned by {}", p.loc, self.frame_owner[p.loc as usize]));
+                            return Err(format!(
+                                "page {idx} resident in frame {} owned by {}",
+                                p.loc, self.frame_owner[p.loc as usize]
+                            ));
                         }
                         if p.lru == LruList::None {
                             return Err(format!("resident page {idx} on no LRU list"));
@@ -1294,11 +1413,18 @@ impl Kernel {
             }
         }
         if counts != self.state_counts {
-            return Err(format!("state counts {:?} != recount {:?}", self.state_counts, counts));
+            return Err(format!(
+                "state counts {:?} != recount {:?}",
+                self.state_counts, counts
+            ));
         }
         for (d, b) in self.backends.iter().enumerate() {
             if b.usage().stored_pages != per_dev[d] {
-                return Err(format!("backend {d} stores {} pages, page table says {}", b.usage().stored_pages, per_dev[d]));
+                return Err(format!(
+                    "backend {d} stores {} pages, page table says {}",
+                    b.usage().stored_pages,
+                    per_dev[d]
+                ));
             }
         }
         for proc in self.procs.iter().filter(|p| p.alive) {
@@ -1317,12 +1443,21 @@ impl Kernel {
                     i = p.prev;
                 }
                 if n != proc.lru.len[l as usize] {
-                    return Err(format!("lru {} of pid {}: len {} but {n} linked", l.name(), proc.pid, proc.lru.len[l as usize]));
+                    return Err(format!(
+                        "lru {} of pid {}: len {} but {n} linked",
+                        l.name(),
+                        proc.pid,
+                        proc.lru.len[l as usize]
+                    ));
                 }
                 resident += n as u64;
             }
             if resident != proc.rss() {
-                return Err(format!("pid {}: rss {} but {resident} pages on LRUs", proc.pid, proc.rss()));
+                return Err(format!(
+                    "pid {}: rss {} but {resident} pages on LRUs",
+                    proc.pid,
+                    proc.rss()
+                ));
             }
         }
         // Frame conservation: free + user + zram + kernel = managed.

@@ -99,7 +99,11 @@ pub struct LruVec {
 
 impl LruVec {
     pub fn new() -> Self {
-        Self { head: [NIL; NR_LRU_LISTS], tail: [NIL; NR_LRU_LISTS], len: [0; NR_LRU_LISTS] }
+        Self {
+            head: [NIL; NR_LRU_LISTS],
+            tail: [NIL; NR_LRU_LISTS],
+            len: [0; NR_LRU_LISTS],
+        }
     }
 
     pub fn anon(&self) -> u32 {

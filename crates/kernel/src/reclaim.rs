@@ -74,7 +74,9 @@ impl Kernel {
         let alive: Vec<Pid> = self.procs.iter().filter(|p| p.alive).map(|p| p.pid).collect();
         let mut order = Vec::with_capacity(alive.len());
         self.reclaim_pass += 1;
-        self.hooks.reclaim.lruvec_order(&alive, self.reclaim_pass, &mut order);
+        self.hooks
+            .reclaim
+            .lruvec_order(&alive, self.reclaim_pass, &mut order);
         let (anon_frac, denom) = self.anon_fraction(priority, ctx.may_swap);
         for pid in order {
             if !self.procs[pid as usize].alive {
@@ -139,9 +141,14 @@ impl Kernel {
     fn shrink_lruvec(&mut self, pid: Pid, priority: u32, anon_num: u64, anon_den: u64, ctx: &mut ScanCtx) {
         let lru = &self.procs[pid as usize].lru;
         let mut target = [0u64; 4];
-        for (i, l) in [LruList::InactiveAnon, LruList::ActiveAnon, LruList::InactiveFile, LruList::ActiveFile]
-            .into_iter()
-            .enumerate()
+        for (i, l) in [
+            LruList::InactiveAnon,
+            LruList::ActiveAnon,
+            LruList::InactiveFile,
+            LruList::ActiveFile,
+        ]
+        .into_iter()
+        .enumerate()
         {
             let size = lru.len[l as usize] as u64;
             let mut scan = size >> priority;
@@ -245,7 +252,12 @@ impl Kernel {
                     if anon {
                         let tag = self.hooks.reclaim.swap_tag(&view);
                         let content = self.pt.pages[idx as usize].content;
-                        ctx.batch.push(SwapOutPage { page: idx, pid, content, tag });
+                        ctx.batch.push(SwapOutPage {
+                            page: idx,
+                            pid,
+                            content,
+                            tag,
+                        });
                         if ctx.batch.len() >= SWAP_CLUSTER_MAX {
                             self.flush_swap_batch(ctx);
                         }
@@ -372,7 +384,12 @@ impl Kernel {
                     continue;
                 }
                 self.pt.lru_del(lru, idx);
-                ctx.batch.push(SwapOutPage { page: idx, pid: p.pid, content: p.content, tag: 0 });
+                ctx.batch.push(SwapOutPage {
+                    page: idx,
+                    pid: p.pid,
+                    content: p.content,
+                    tag: 0,
+                });
                 if ctx.batch.len() >= SWAP_CLUSTER_MAX {
                     self.flush_swap_batch(&mut ctx);
                 }

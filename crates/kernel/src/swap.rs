@@ -292,13 +292,23 @@ impl SwapBackend for FlashSwap {
         // Asynchronous writeback: occupies the queue; the reclaimer does not wait.
         env.flash.write(env.now, bytes);
         self.bytes_written += bytes;
-        Ok(IoCost { bytes_written: bytes, ..IoCost::default() })
+        Ok(IoCost {
+            bytes_written: bytes,
+            ..IoCost::default()
+        })
     }
 
     fn load(&mut self, env: &mut BackendEnv, handle: SwapHandle) -> Loaded {
         let wait = env.flash.read(env.now, 4096);
         self.bytes_read += 4096;
-        Loaded { checksum: self.sums[handle as usize], cost: IoCost { wait_ns: wait, bytes_read: 4096, ..Default::default() } }
+        Loaded {
+            checksum: self.sums[handle as usize],
+            cost: IoCost {
+                wait_ns: wait,
+                bytes_read: 4096,
+                ..Default::default()
+            },
+        }
     }
 
     fn load_batch(&mut self, env: &mut BackendEnv, handles: &[SwapHandle], out: &mut Vec<Loaded>) {
@@ -307,13 +317,27 @@ impl SwapBackend for FlashSwap {
         let wait = env.flash.read(env.now, bytes);
         self.bytes_read += bytes;
         for (i, &h) in handles.iter().enumerate() {
-            let cost = if i == 0 { IoCost { wait_ns: wait, bytes_read: bytes, ..Default::default() } } else { IoCost::default() };
-            out.push(Loaded { checksum: self.sums[h as usize], cost });
+            let cost = if i == 0 {
+                IoCost {
+                    wait_ns: wait,
+                    bytes_read: bytes,
+                    ..Default::default()
+                }
+            } else {
+                IoCost::default()
+            };
+            out.push(Loaded {
+                checksum: self.sums[h as usize],
+                cost,
+            });
         }
     }
 
     fn free(&mut self, handle: SwapHandle) {
-        debug_assert_ne!(self.slots[handle as usize], NO_CONTENT, "double free of swap slot");
+        debug_assert_ne!(
+            self.slots[handle as usize], NO_CONTENT,
+            "double free of swap slot"
+        );
         self.slots[handle as usize] = NO_CONTENT;
         self.free_slots.push(handle);
         self.stored -= 1;

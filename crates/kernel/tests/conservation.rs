@@ -3,10 +3,10 @@
 //! state and place, frames add up, LRU lists are consistent, and every swapped-in page comes back
 //! with the checksum of its content.
 
-use hotlaunch_kernel as kernel;
 use content::{ContentStore, SynthMix};
 use device::DeviceProfile;
 use engine::Actor;
+use hotlaunch_kernel as kernel;
 use kernel::hooks::KernelHooks;
 use kernel::mm::ContentSource;
 use kernel::swap::{FlashSwap, SwapBackend};
@@ -27,22 +27,51 @@ fn small_device() -> DeviceProfile {
 fn kernel_with(swap_pages: u32) -> Kernel {
     let mut c = ContentStore::new();
     c.append_synthetic(&SynthMix::default(), 64, 3);
-    let backends: Vec<Box<dyn SwapBackend>> =
-        if swap_pages > 0 { vec![Box::new(FlashSwap::new(swap_pages))] } else { vec![] };
+    let backends: Vec<Box<dyn SwapBackend>> = if swap_pages > 0 {
+        vec![Box::new(FlashSwap::new(swap_pages))]
+    } else {
+        vec![]
+    };
     Kernel::new(&small_device(), c, backends, KernelHooks::default()).unwrap()
 }
 
 #[derive(Debug, Clone)]
 enum Op {
     Spawn,
-    Map { proc: usize, pages: u32, file: bool },
-    Touch { proc: usize, map: usize, start: u32, len: u32, write: bool },
-    PageOut { proc: usize, map: usize },
-    Cold { proc: usize, map: usize },
-    WillNeed { proc: usize, map: usize },
-    Unmap { proc: usize, map: usize },
-    Exit { proc: usize },
-    Advance { ms: u64 },
+    Map {
+        proc: usize,
+        pages: u32,
+        file: bool,
+    },
+    Touch {
+        proc: usize,
+        map: usize,
+        start: u32,
+        len: u32,
+        write: bool,
+    },
+    PageOut {
+        proc: usize,
+        map: usize,
+    },
+    Cold {
+        proc: usize,
+        map: usize,
+    },
+    WillNeed {
+        proc: usize,
+        map: usize,
+    },
+    Unmap {
+        proc: usize,
+        map: usize,
+    },
+    Exit {
+        proc: usize,
+    },
+    Advance {
+        ms: u64,
+    },
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -76,14 +105,28 @@ fn run_ops(k: &mut Kernel, ops: &[Op]) -> Result<(), TestCaseError> {
             Op::Map { proc, pages, file } => {
                 if let Some((pid, maps)) = m.procs.get_mut(proc) {
                     if k.process(*pid).unwrap().alive {
-                        let kind = if file { PageKind::File } else { PageKind::NativeAnon };
-                        let src = ContentSource { base: 0, len: 64, seed: pages as u64 };
+                        let kind = if file {
+                            PageKind::File
+                        } else {
+                            PageKind::NativeAnon
+                        };
+                        let src = ContentSource {
+                            base: 0,
+                            len: 64,
+                            seed: pages as u64,
+                        };
                         let first = k.mmap(*pid, pages, kind, file, src).unwrap();
                         maps.push((first, pages));
                     }
                 }
             }
-            Op::Touch { proc, map, start, len, write } => {
+            Op::Touch {
+                proc,
+                map,
+                start,
+                len,
+                write,
+            } => {
                 if let Some((pid, maps)) = m.procs.get(proc) {
                     if let Some(&(first, pages)) = maps.get(map) {
                         let s = start % pages;
@@ -170,13 +213,32 @@ fn pressure_swaps_out_and_back_with_intact_contents() {
     let pid = k.spawn("big", 900, 2);
     let managed = k.buddy().nr_pages();
     let pages = managed * 3 / 2;
-    let first = k.mmap(pid, pages, PageKind::NativeAnon, false, ContentSource { base: 0, len: 64, seed: 9 }).unwrap();
+    let first = k
+        .mmap(
+            pid,
+            pages,
+            PageKind::NativeAnon,
+            false,
+            ContentSource {
+                base: 0,
+                len: 64,
+                seed: 9,
+            },
+        )
+        .unwrap();
     let mut now = 0;
     for round in 0..2 {
-        now += k.access_range(now, Actor::AppMain(pid), first, pages, round == 0).unwrap().ns;
+        now += k
+            .access_range(now, Actor::AppMain(pid), first, pages, round == 0)
+            .unwrap()
+            .ns;
         k.advance_to(now);
     }
-    assert!(k.vmstat.pswpout > (managed / 2) as u64, "pressure must swap out: {:?}", k.vmstat);
+    assert!(
+        k.vmstat.pswpout > (managed / 2) as u64,
+        "pressure must swap out: {:?}",
+        k.vmstat
+    );
     assert!(k.vmstat.pswpin > 0);
     assert_eq!(k.integrity.checksum_mismatches, 0);
     assert!(k.integrity.pages_swapped_in >= k.vmstat.pswpin);
@@ -195,9 +257,24 @@ fn no_swap_overcommit_oom_kills() {
     let mut k = kernel_with(0);
     let pid = k.spawn("hog", 900, 2);
     let pages = k.buddy().nr_pages() * 2;
-    let first = k.mmap(pid, pages, PageKind::NativeAnon, false, ContentSource { base: 0, len: 64, seed: 1 }).unwrap();
+    let first = k
+        .mmap(
+            pid,
+            pages,
+            PageKind::NativeAnon,
+            false,
+            ContentSource {
+                base: 0,
+                len: 64,
+                seed: 1,
+            },
+        )
+        .unwrap();
     let r = k.access_range(0, Actor::AppMain(pid), first, pages, true);
-    assert!(matches!(r, Err(kernel::KernelError::Killed(p)) if p == pid), "{r:?}");
+    assert!(
+        matches!(r, Err(kernel::KernelError::Killed(p)) if p == pid),
+        "{r:?}"
+    );
     assert_eq!(k.take_oom_kills(), vec![pid]);
     assert_eq!(k.vmstat.oom_kill, 1);
     k.check_invariants().unwrap();
@@ -210,10 +287,25 @@ fn file_pages_are_dropped_and_refault() {
     let mut k = kernel_with(0);
     let pid = k.spawn("reader", 900, 2);
     let pages = k.buddy().nr_pages() * 3 / 2;
-    let first = k.mmap(pid, pages, PageKind::File, false, ContentSource { base: 0, len: 64, seed: 2 }).unwrap();
+    let first = k
+        .mmap(
+            pid,
+            pages,
+            PageKind::File,
+            false,
+            ContentSource {
+                base: 0,
+                len: 64,
+                seed: 2,
+            },
+        )
+        .unwrap();
     let mut now = 0;
     for _ in 0..2 {
-        now += k.access_range(now, Actor::AppMain(pid), first, pages, false).unwrap().ns;
+        now += k
+            .access_range(now, Actor::AppMain(pid), first, pages, false)
+            .unwrap()
+            .ns;
     }
     assert!(k.vmstat.workingset_refault_file > 0);
     assert!(k.flash.bytes_read >= 2 * pages as u64 * 4096 - k.buddy().nr_pages() as u64 * 4096);
@@ -227,7 +319,11 @@ fn reclaim_prefers_cold_pages() {
     let a = k.spawn("a", 900, 2);
     let managed = k.buddy().nr_pages();
     let n = managed / 2;
-    let src = ContentSource { base: 0, len: 64, seed: 3 };
+    let src = ContentSource {
+        base: 0,
+        len: 64,
+        seed: 3,
+    };
     let hot = k.mmap(a, n / 4, PageKind::NativeAnon, false, src).unwrap();
     let cold = k.mmap(a, n, PageKind::NativeAnon, false, src).unwrap();
     let mut now = k.access_range(0, Actor::AppMain(a), hot, n / 4, true).unwrap().ns;
@@ -236,17 +332,29 @@ fn reclaim_prefers_cold_pages() {
     let b = k.spawn("b", 900, 2);
     let filler = k.mmap(b, managed / 2, PageKind::NativeAnon, false, src).unwrap();
     for chunk in 0..8 {
-        now += k.access_range(now, Actor::AppMain(a), hot, n / 4, false).unwrap().ns;
+        now += k
+            .access_range(now, Actor::AppMain(a), hot, n / 4, false)
+            .unwrap()
+            .ns;
         let step = managed / 16;
-        now += k.access_range(now, Actor::AppMain(b), filler + chunk * step, step, true).unwrap().ns;
+        now += k
+            .access_range(now, Actor::AppMain(b), filler + chunk * step, step, true)
+            .unwrap()
+            .ns;
         k.advance_to(now);
     }
     let swapped = |first: u32, len: u32| {
-        (first..first + len).filter(|&i| k.page(i).unwrap().state == PageState::Swapped).count() as f64 / len as f64
+        (first..first + len)
+            .filter(|&i| k.page(i).unwrap().state == PageState::Swapped)
+            .count() as f64
+            / len as f64
     };
     let (h, c) = (swapped(hot, n / 4), swapped(cold, n));
     assert!(c > 0.2, "cold pages should be swapped: {c}");
-    assert!(h < c / 4.0, "hot pages should mostly stay resident: hot {h} vs cold {c}");
+    assert!(
+        h < c / 4.0,
+        "hot pages should mostly stay resident: hot {h} vs cold {c}"
+    );
 }
 
 /// Watermarks follow Linux's formula.

@@ -69,7 +69,11 @@ impl Policy for Android {
             backends: stock_backends(
                 device,
                 swap,
-                if self.flash_swap { SwapDevices::ZramFlash } else { SwapDevices::Zram },
+                if self.flash_swap {
+                    SwapDevices::ZramFlash
+                } else {
+                    SwapDevices::Zram
+                },
             )?,
             kernel_hooks: KernelHooks::default(),
             framework_hooks: Box::new(StockFramework),

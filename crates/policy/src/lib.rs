@@ -53,7 +53,10 @@ pub trait Policy {
 
 /// All policies available, in report order.
 pub fn all() -> Vec<Box<dyn Policy>> {
-    vec![Box::new(android::Android { flash_swap: false }), Box::new(android::Android { flash_swap: true })]
+    vec![
+        Box::new(android::Android { flash_swap: false }),
+        Box::new(android::Android { flash_swap: true }),
+    ]
 }
 
 /// Names of all policies.

@@ -40,7 +40,11 @@ fn page_events(events: u64) -> anyhow::Result<()> {
     let mut maps = Vec::new();
     for i in 0..8 {
         let pid = k.spawn(&format!("bench{i}"), 900, 8);
-        let src = ContentSource { base: range.start, len: range.end - range.start, seed: i };
+        let src = ContentSource {
+            base: range.start,
+            len: range.end - range.start,
+            seed: i,
+        };
         maps.push((pid, k.mmap(pid, per, PageKind::NativeAnon, false, src)?));
     }
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
@@ -49,7 +53,11 @@ fn page_events(events: u64) -> anyhow::Result<()> {
     let hot = per / 5;
     for _ in 0..n {
         let (pid, first) = maps[rng.gen_range(0..maps.len())];
-        let off = if rng.gen_bool(0.9) { rng.gen_range(0..hot) } else { rng.gen_range(0..per) };
+        let off = if rng.gen_bool(0.9) {
+            rng.gen_range(0..hot)
+        } else {
+            rng.gen_range(0..per)
+        };
         stream.push((pid, first + off, rng.gen_bool(0.3)));
     }
     // Warm-up (untimed): touch everything once so the timed stream runs under pressure.
@@ -81,7 +89,11 @@ fn page_events(events: u64) -> anyhow::Result<()> {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    page_events(if args.quick { args.events.min(5_000_000) } else { args.events })?;
+    page_events(if args.quick {
+        args.events.min(5_000_000)
+    } else {
+        args.events
+    })?;
     println!(
         "gc_object_visits_per_sec: {:.0}",
         runtime::bench::gc_object_visits_per_sec(if args.quick { 0.5 } else { 2.0 })
@@ -95,7 +107,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let secs = start.elapsed().as_secs_f64();
         let sim = out.simulated as f64 / 1e9;
         println!("sim_seconds_per_wall_second: {:.0}", sim / secs);
-        println!("  (default scenario, {}: {sim:.0} simulated s in {secs:.2} s wall)", plans[0].label);
+        println!(
+            "  (default scenario, {}: {sim:.0} simulated s in {secs:.2} s wall)",
+            plans[0].label
+        );
     }
     Ok(())
 }

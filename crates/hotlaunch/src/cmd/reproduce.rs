@@ -17,9 +17,17 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let checks = hotlaunch::reproduce::run_group(&args.group, args.quick, |name| eprintln!("running {name} ..."))?;
-    let w = |f: fn(&hotlaunch::reproduce::Check) -> &str| checks.iter().map(|c| f(c).chars().count()).max().unwrap_or(0);
-    let widths = [w(|c| &c.check), w(|c| &c.paper), w(|c| &c.simulated), w(|c| &c.tolerance)];
+    let checks =
+        hotlaunch::reproduce::run_group(&args.group, args.quick, |name| eprintln!("running {name} ..."))?;
+    let w = |f: fn(&hotlaunch::reproduce::Check) -> &str| {
+        checks.iter().map(|c| f(c).chars().count()).max().unwrap_or(0)
+    };
+    let widths = [
+        w(|c| &c.check),
+        w(|c| &c.paper),
+        w(|c| &c.simulated),
+        w(|c| &c.tolerance),
+    ];
     println!(
         "{:w0$} | {:w1$} | {:w2$} | {:w3$} | status",
         "check",

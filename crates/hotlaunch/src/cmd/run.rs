@@ -46,7 +46,11 @@ pub struct LazyProgress {
 
 impl LazyProgress {
     pub fn new() -> Self {
-        Self { start: Instant::now(), bar: None, enabled: std::io::stderr().is_terminal() }
+        Self {
+            start: Instant::now(),
+            bar: None,
+            enabled: std::io::stderr().is_terminal(),
+        }
     }
 
     pub fn update(&mut self, label: &str, done: u64, total: u64) {
@@ -56,9 +60,11 @@ impl LazyProgress {
         if self.bar.is_none() && self.start.elapsed().as_secs_f64() > 1.0 {
             let bar = indicatif::ProgressBar::new(total);
             bar.set_style(
-                indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} actions {msg}")
-                    .expect("template")
-                    .progress_chars("=> "),
+                indicatif::ProgressStyle::with_template(
+                    "{elapsed_precise} [{bar:40}] {pos}/{len} actions {msg}",
+                )
+                .expect("template")
+                .progress_chars("=> "),
             );
             self.bar = Some(bar);
         }
@@ -112,7 +118,8 @@ pub fn execute(
         println!("wrote {}", path.display());
     }
     if let Some(dir) = report_dir {
-        report::write_all(&report, dir).with_context(|| format!("writing the report to {}", dir.display()))?;
+        report::write_all(&report, dir)
+            .with_context(|| format!("writing the report to {}", dir.display()))?;
         println!("wrote {}", dir.join("index.html").display());
     }
     Ok(report)
@@ -120,7 +127,13 @@ pub fn execute(
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let name = args.scenario.as_deref().unwrap_or("default");
-    execute(name, args.seed, &args.policies, args.json.as_ref(), args.report.as_ref())?;
+    execute(
+        name,
+        args.seed,
+        &args.policies,
+        args.json.as_ref(),
+        args.report.as_ref(),
+    )?;
     Ok(())
 }
 
