@@ -8,14 +8,27 @@ use crate::hooks::StockArt;
 use engine::{CpuLedger, RngStreams};
 use std::time::Instant;
 
+/// Share of the bench heap's extra references that stay in the source's own structure.
+pub const BENCH_LOCAL_REFS: f64 = 0.85;
+/// Share of the bench heap's extra references to a few hundred shared objects.
+pub const BENCH_SHARED_REFS: f64 = 0.10;
+
 /// Build a generated heap of about `objects` objects (small objects, Fleet Fig. 7 sizes below
 /// 256 B, ~1 extra reference each) on a no-cost backing.
 pub fn bench_heap(objects: u64) -> Heap {
+    bench_heap_with(objects, BENCH_LOCAL_REFS, BENCH_SHARED_REFS)
+}
+
+/// [`bench_heap`] with another mix of extra references (`0.0, 0.0`: every extra reference goes
+/// to a uniformly random object, the worst case for the collector's caches).
+pub fn bench_heap_with(objects: u64, local_refs: f64, shared_refs: f64) -> Heap {
     let mut sizes = SizeDist::fleet_fig7();
     sizes.buckets.truncate(4);
     let spec = GraphSpec {
         bytes: (objects as f64 * sizes.mean()) as u64,
         sizes,
+        local_refs,
+        shared_refs,
         ..GraphSpec::default()
     };
     let cap = (spec.bytes * 3).next_power_of_two().max(64 << 20);

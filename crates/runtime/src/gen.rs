@@ -115,6 +115,9 @@ impl SizeDist {
     }
 }
 
+/// Size of the pool of shared objects targeted by [`GraphSpec::shared_refs`].
+pub const SHARED_POOL: usize = 256;
+
 /// A generated heap's shape.
 #[derive(Debug, Clone)]
 pub struct GraphSpec {
@@ -126,6 +129,14 @@ pub struct GraphSpec {
     pub depth_profile: Vec<f64>,
     /// Mean number of extra (non-tree) references per object that has reference fields.
     pub extra_refs_mean: f64,
+    /// Fraction of the extra references that stay in the source's own structure: they point to
+    /// its tree parent, a sibling or a child (back pointers, sibling links, entries of the same
+    /// map), which the depth-first layout places a few objects away.
+    pub local_refs: f64,
+    /// Fraction of the extra references to a few hundred widely shared objects at depth 1 (class
+    /// objects, interned strings, singletons). The rest of the extra references (`1 − local −
+    /// shared`) go to a uniformly random object at depth `≤ d+1` anywhere in the heap.
+    pub shared_refs: f64,
     /// Objects at least this large are primitive arrays (no references) with probability
     /// `prim_array_prob`, else object arrays.
     pub array_threshold: u32,
@@ -141,6 +152,8 @@ impl Default for GraphSpec {
             sizes: SizeDist::fleet_fig7(),
             depth_profile: vec![0.01, 0.09, 0.15, 0.2, 0.2, 0.15, 0.1, 0.06, 0.04],
             extra_refs_mean: 1.0,
+            local_refs: 0.0,
+            shared_refs: 0.0,
             array_threshold: 256,
             prim_array_prob: 0.8,
             shuffle: false,
@@ -234,6 +247,31 @@ pub fn generate<B: PageBacking + ?Sized>(
             used[p as usize] += 1;
         }
     }
+    // Tree neighbourhoods and the shared pool, for local and shared extra references.
+    let skewed = spec.local_refs > 0.0 || spec.shared_refs > 0.0;
+    let (parent, kids_at, kids) = if skewed {
+        let mut parent = vec![NULL; n];
+        let mut kids_at = vec![0u32; n + 1];
+        for &(p, o) in &edges {
+            parent[o as usize] = p;
+            kids_at[p as usize + 1] += 1;
+        }
+        for i in 0..n {
+            kids_at[i + 1] += kids_at[i];
+        }
+        let mut fill = kids_at.clone();
+        let mut kids = vec![0u32; edges.len()];
+        for &(p, o) in &edges {
+            kids[fill[p as usize] as usize] = o;
+            fill[p as usize] += 1;
+        }
+        (parent, kids_at, kids)
+    } else {
+        (Vec::new(), Vec::new(), Vec::new())
+    };
+    let shared_pool =
+        &levels[1.min(levels.len() - 1)][..levels[1.min(levels.len() - 1)].len().min(SHARED_POOL)];
+    let children = |o: u32| &kids[kids_at[o as usize] as usize..kids_at[o as usize + 1] as usize];
     // Extra references to depth <= d+1.
     if spec.extra_refs_mean > 0.0 {
         for o in 0..n as u32 {
@@ -248,6 +286,38 @@ pub fn generate<B: PageBacking + ?Sized>(
                 k += 1;
             }
             for _ in 0..k {
+                if skewed {
+                    let x = rng.gen::<f64>();
+                    let t = if x < spec.local_refs {
+                        // Parent, a sibling (another child of the parent) or a child: all at depth
+                        // <= d+1.
+                        let p = parent[o as usize];
+                        let sibs = if p == NULL { &[][..] } else { children(p) };
+                        let own = children(o);
+                        let m = usize::from(p != NULL) + sibs.len() + own.len();
+                        match rng.gen_range(0..m.max(1)) {
+                            _ if m == 0 => NULL,
+                            0 if p != NULL => p,
+                            i => {
+                                let i = i - usize::from(p != NULL);
+                                if i < sibs.len() {
+                                    sibs[i]
+                                } else {
+                                    own[i - sibs.len()]
+                                }
+                            }
+                        }
+                    } else if x < spec.local_refs + spec.shared_refs && !shared_pool.is_empty() {
+                        shared_pool[rng.gen_range(0..shared_pool.len())]
+                    } else {
+                        NULL
+                    };
+                    if t != NULL {
+                        edges.push((o, t));
+                        used[o as usize] += 1;
+                        continue;
+                    }
+                }
                 let td = rng.gen_range(0..=(d + 1).min(levels.len() - 1));
                 if levels[td].is_empty() {
                     continue;

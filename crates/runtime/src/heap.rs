@@ -296,8 +296,10 @@ pub struct Heap {
     pub epoch: u32,
     /// A concurrent GC was requested and has not run yet.
     pub gc_pending: bool,
-    pub(crate) mark_stack: Vec<ObjId>,
-    pub(crate) next_level: Vec<ObjId>,
+    /// The collector's mark stack and BFS level buffers, kept to reuse their allocations: each
+    /// entry is an object's slot range `(start, len)` in `refs`.
+    pub(crate) mark_stack: Vec<(u32, u32)>,
+    pub(crate) next_level: Vec<(u32, u32)>,
     /// Bytes allocated since the last GC and when that GC ended (allocation-rate estimate).
     pub(crate) bytes_since_gc: u64,
     pub(crate) last_gc_end: Nanos,

@@ -9,7 +9,8 @@ use kernel::Kernel;
 
 impl PageBacking for Kernel {
     fn map_heap(&mut self, pid: Pid, pages: u32) -> Result<PageIdx, String> {
-        self.mmap_default(pid, pages, PageKind::JavaHeap).map_err(|e| e.to_string())
+        self.mmap_default(pid, pages, PageKind::JavaHeap)
+            .map_err(|e| e.to_string())
     }
 
     fn unmap(&mut self, pid: Pid, first: PageIdx, _pages: u32) {
