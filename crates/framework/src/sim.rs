@@ -417,7 +417,7 @@ impl Simulation {
                         UserAction::Launch { at, app, context } => self.launch(at, app, context),
                         UserAction::Home { at } => {
                             if let Some(prev) = self.foreground.take() {
-                                self.to_background(at, prev);
+                                self.send_to_background(at, prev);
                                 self.update_cached(at);
                             }
                         }
@@ -562,7 +562,7 @@ impl Simulation {
         // The previous foreground app leaves the foreground.
         if let Some(prev) = self.foreground.take() {
             if prev != app {
-                self.to_background(now, prev);
+                self.send_to_background(now, prev);
             } else {
                 self.foreground = Some(prev);
             }
@@ -671,7 +671,7 @@ impl Simulation {
         Some(end)
     }
 
-    fn to_background(&mut self, now: Nanos, app: usize) {
+    fn send_to_background(&mut self, now: Nanos, app: usize) {
         if self.rt[app].pid.is_none() {
             return;
         }

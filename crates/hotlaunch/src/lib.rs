@@ -33,7 +33,6 @@ pub struct RunSpec {
     pub actions: Vec<UserAction>,
     /// End of the run (ns).
     pub end: Nanos,
-    pub swap: SwapOverrides,
     pub sim: SimConfig,
 }
 
@@ -83,11 +82,6 @@ impl RunSpec {
             apps: r.apps.clone(),
             actions,
             end: r.timeline.end_ns,
-            swap: SwapOverrides {
-                devices: r.swap.map(swap_devices),
-                zram_mb: r.zram_mb,
-                flash_mb: None,
-            },
             sim: SimConfig::defaults(r.seed),
         }
     }
@@ -99,7 +93,7 @@ pub fn plan_runs(r: &ResolvedScenario, policies: &[String]) -> anyhow::Result<Ve
     let base = SwapOverrides {
         devices: r.swap.map(swap_devices),
         zram_mb: r.zram_mb,
-        flash_mb: None,
+        flash_mb: r.flash_mb,
     };
     let by_name = |n: &str| policy::by_name(n).map_err(anyhow::Error::msg);
     if !policies.is_empty() {
@@ -127,7 +121,7 @@ pub fn plan_runs(r: &ResolvedScenario, policies: &[String]) -> anyhow::Result<Ve
                 let swap = SwapOverrides {
                     devices: v.swap.or(r.swap).map(swap_devices),
                     zram_mb: v.zram_mb.or(r.zram_mb),
-                    flash_mb: None,
+                    flash_mb: r.flash_mb,
                 };
                 Ok(RunPlan {
                     label: v.name.clone(),

@@ -262,9 +262,9 @@ impl Kernel {
         let watermarks =
             Watermarks::linux(managed, device.min_free_kbytes(), k.watermark_scale_factor as u64);
         let params = KernelParams {
-            swappiness: k.swappiness as u32,
-            page_cluster: k.page_cluster as u32,
-            read_ahead_pages: (k.read_ahead_kb as u32 / 4).max(1),
+            swappiness: k.swappiness,
+            page_cluster: k.page_cluster,
+            read_ahead_pages: (k.read_ahead_kb / 4).max(1),
             minor_fault_ns: device.cpu.minor_fault_ns as Nanos,
             major_fault_overhead_ns: device.cpu.major_fault_overhead_ns as Nanos,
             reclaim_scan_ns: device.cpu.reclaim_scan_ns as Nanos,
@@ -1018,6 +1018,7 @@ impl Kernel {
         self.free_kernel_frames(pfn, order, AllocPurpose::Kernel);
     }
 
+    #[allow(clippy::too_many_arguments)] // mirrors the kernel's gfp/alloc-context parameters
     fn alloc_high_order(
         &mut self,
         now: Nanos,

@@ -163,12 +163,12 @@ impl Kernel {
             };
         }
         while target.iter().any(|&t| t > 0) {
-            for i in 0..4 {
-                let n = target[i].min(SWAP_CLUSTER_MAX as u64);
+            for (i, t) in target.iter_mut().enumerate() {
+                let n = (*t).min(SWAP_CLUSTER_MAX as u64);
                 if n == 0 {
                     continue;
                 }
-                target[i] -= n;
+                *t -= n;
                 let anon = i < 2;
                 if i % 2 == 1 {
                     if self.inactive_is_low(pid, anon) {

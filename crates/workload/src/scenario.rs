@@ -213,6 +213,9 @@ pub struct Scenario {
     pub swap: Option<SwapMode>,
     /// zram disk size override, MiB (None: the device's).
     pub zram_mb: Option<u64>,
+    /// Flash swap size override, MiB (None: the device's `swap.flash_swap_mb`), e.g. the swap
+    /// file Marvin enabled on a Pixel XL that has none by default.
+    pub flash_mb: Option<u64>,
     /// Default policies to run (empty: the CLI's default).
     pub policies: Vec<String>,
     /// Variants to run (empty: just the policies).
@@ -246,6 +249,8 @@ pub struct ResolvedScenario {
     pub swap: Option<SwapMode>,
     /// zram size override (MiB).
     pub zram_mb: Option<u64>,
+    /// Flash swap size override (MiB).
+    pub flash_mb: Option<u64>,
     /// Default policies.
     pub policies: Vec<String>,
     /// Variants.
@@ -303,6 +308,7 @@ struct RawScenario {
     device: String,
     swap: Option<String>,
     zram_mb: Option<u64>,
+    flash_mb: Option<u64>,
     #[serde(default)]
     policies: Vec<String>,
     #[serde(default)]
@@ -482,6 +488,9 @@ impl Scenario {
         if let Some(z) = raw.zram_mb {
             c.count("", "zram_mb", z, 1, 1 << 20)?;
         }
+        if let Some(f) = raw.flash_mb {
+            c.count("", "flash_mb", f, 1, 1 << 20)?;
+        }
         for p in &raw.policies {
             if p.trim().is_empty() {
                 return Err(c.invalid("", "policies", "non-empty policy names", "\"\""));
@@ -526,6 +535,7 @@ impl Scenario {
             device: raw.device,
             swap,
             zram_mb: raw.zram_mb,
+            flash_mb: raw.flash_mb,
             policies: raw.policies,
             variants,
             apps: raw.apps.names,
@@ -636,6 +646,7 @@ impl Scenario {
             device,
             swap: self.swap,
             zram_mb: self.zram_mb,
+            flash_mb: self.flash_mb,
             policies: self.policies.clone(),
             variants: self.variants.clone(),
             apps,
