@@ -200,7 +200,8 @@ impl PageBacking for MockBacking {
     }
 }
 
-/// Coalesces consecutive touches of the same or adjacent pages into one `touch` call.
+/// Coalesces consecutive touches of the same or adjacent pages into one `touch` call (reads of
+/// pages inside a pending write run are absorbed by it).
 #[derive(Debug)]
 pub struct TouchBatch {
     pub now: Nanos,
@@ -229,6 +230,10 @@ impl TouchBatch {
     /// Touch `[first, first+n)`.
     #[inline]
     pub fn touch<B: PageBacking + ?Sized>(&mut self, b: &mut B, first: PageIdx, n: u32, write: bool) {
+        if self.n > 0 && !write && self.write && first >= self.first && first + n <= self.first + self.n {
+            // Reading pages the pending run writes: already covered.
+            return;
+        }
         if self.n > 0 && write == self.write {
             let end = self.first + self.n;
             // Same or overlapping/adjacent run: extend.

@@ -53,7 +53,7 @@
 //! handling and decompression to the faulting actor, so adding them again would double count.
 
 use crate::backing::{PageBacking, TouchBatch};
-use crate::heap::{oflags, Heap, ObjId, RegionState, NULL, REGION_SHIFT, REGION_SIZE};
+use crate::heap::{oflags, Heap, ObjId, ObjRec, RegionState, NULL, REGION_SHIFT, REGION_SIZE};
 use crate::hooks::{RuntimeHooks, TraceOrder, VisitMode, NO_DEPTH};
 use engine::{Actor, Category, CpuLedger, Nanos};
 use kernel::types::NIL;
@@ -175,10 +175,6 @@ pub fn art_should_evacuate(heap: &Heap, r: u32, kind: GcKind) -> bool {
 /// (captured when it was marked, so scanning it does not reload its record).
 type Pending = (u32, u32);
 
-/// Objects whose marks are tested before any of them is visited (their records are prefetched
-/// together, so their cache misses overlap).
-const SCAN_BATCH: usize = 16;
-
 /// Prefetch the cache line at `p` (a hint: it never faults, whatever the address).
 #[inline(always)]
 fn prefetch<T>(p: *const T) {
@@ -194,6 +190,9 @@ fn prefetch<T>(p: *const T) {
 
 struct Tracer<'a, H: RuntimeHooks + ?Sized> {
     heap: &'a mut Heap,
+    /// The heap's object records (taken out of the heap for the trace: the heap methods the
+    /// tracer calls while it runs never read them).
+    recs: Vec<ObjRec>,
     /// Base of the heap's slot array (taken out of the heap for the trace), for prefetching.
     refs_base: *const ObjId,
     hooks: &'a mut H,
@@ -206,8 +205,6 @@ struct Tracer<'a, H: RuntimeHooks + ?Sized> {
     /// during marking), so reclaiming an unevacuated region without garbage needs no object walk.
     marked_objs: Vec<u32>,
     marked_bytes: Vec<u32>,
-    /// Newly marked objects of the slot batch being scanned.
-    fresh: [ObjId; SCAN_BATCH],
     to_region: Vec<u32>,
     full: bool,
     st: GcStats,
@@ -231,7 +228,7 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
             // A full GC collects every region and the LOS (no need to load the object's record).
             return true;
         }
-        let r = &self.heap.recs[o as usize];
+        let r = &self.recs[o as usize];
         if r.flags & oflags::LARGE != 0 {
             self.full
         } else {
@@ -254,9 +251,9 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
     /// must be scanned.
     #[inline(always)]
     fn visit(&mut self, o: ObjId, depth: u32) -> Option<Pending> {
-        let heap = &mut *self.heap;
+        let heap = &*self.heap;
         self.st.visits += 1;
-        let rec = heap.recs[o as usize];
+        let rec = self.recs[o as usize];
         let view = heap.view_of(o, &rec);
         let mode = self.hooks.visit_mode(&view);
         let large = rec.flags & oflags::LARGE != 0;
@@ -265,7 +262,7 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
         let mut meta = rec.meta;
         let group = self.hooks.on_mark(&view, depth, young, &mut meta);
         if meta != rec.meta {
-            heap.recs[o as usize].meta = meta;
+            self.recs[o as usize].meta = meta;
         }
         let evac = !large && self.role[region as usize] == ROLE_EVAC;
         if evac {
@@ -294,7 +291,7 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
 
     fn copy(&mut self, o: ObjId, group: u8) {
         let i = o as usize;
-        let size = self.heap.recs[i].size;
+        let size = self.recs[i].size;
         let g = group as usize;
         if self.to_region.len() <= g {
             self.to_region.resize(g + 1, NIL);
@@ -315,53 +312,41 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
                 }
                 Err(_) => {
                     // No free region: the object stays; its region becomes unevacuated.
-                    let r = (self.heap.recs[i].addr >> REGION_SHIFT) as usize;
+                    let r = (self.recs[i].addr >> REGION_SHIFT) as usize;
                     self.role[r] = ROLE_UNEVAC;
-                    let (f, n) = self.heap.pages_of(o);
+                    let (f, n) = self.heap.pages_in(&self.recs[i]);
                     self.batch.touch(self.backing, f, n, true);
                     return;
                 }
             },
         };
-        let (f, n) = self.heap.pages_of(o);
+        let (f, n) = self.heap.pages_in(&self.recs[i]);
         self.batch.touch(self.backing, f, n, false);
-        self.heap.recs[i].addr = addr;
+        self.recs[i].addr = addr;
         self.heap.regions[(addr >> REGION_SHIFT) as usize].objs.push(o);
-        let (f, n) = self.heap.pages_of(o);
+        let (f, n) = self.heap.pages_in(&self.recs[i]);
         self.batch.touch(self.backing, f, n, true);
         self.st.objects_copied += 1;
         self.st.bytes_copied += size as u64;
     }
 
     /// Scan reference slots `slots` (of one object), pushing the objects that must be scanned in
-    /// turn, in slot order. Marks are tested a batch at a time and the records of the newly marked
-    /// objects prefetched before any of them is visited; visiting never changes another object's
-    /// mark or membership of the collected set, so this is the same trace as testing and visiting
-    /// slot by slot.
+    /// turn, in slot order.
     #[inline(always)]
     fn scan(&mut self, slots: &[ObjId], depth: u32, out: &mut Vec<Pending>) {
-        for chunk in slots.chunks(SCAN_BATCH) {
-            let mut m = 0;
-            for &c in chunk {
-                if c == NULL {
-                    continue;
-                }
-                self.st.refs_scanned += 1;
-                if test_and_set(&mut self.mark, c) {
-                    prefetch(self.heap.recs.as_ptr().wrapping_add(c as usize));
-                    self.fresh[m] = c;
-                    m += 1;
-                }
+        let mut scanned = 0;
+        for &c in slots {
+            if c == NULL {
+                continue;
             }
-            for k in 0..m {
-                let c = self.fresh[k];
-                if self.collected(c) {
-                    if let Some(p) = self.visit(c, depth) {
-                        out.push(p);
-                    }
+            scanned += 1;
+            if test_and_set(&mut self.mark, c) && self.collected(c) {
+                if let Some(p) = self.visit(c, depth) {
+                    out.push(p);
                 }
             }
         }
+        self.st.refs_scanned += scanned;
     }
 }
 
@@ -421,8 +406,10 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
     // while the tracer mutates the heap.
     let refs = std::mem::take(&mut heap.refs);
     let mark = std::mem::take(&mut heap.mark);
+    let recs = std::mem::take(&mut heap.recs);
     let mut t = Tracer {
         refs_base: refs.as_ptr(),
+        recs,
         heap,
         hooks,
         backing,
@@ -431,14 +418,17 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
         marked_objs: vec![0; role.len()],
         marked_bytes: vec![0; role.len()],
         role,
-        fresh: [NULL; SCAN_BATCH],
         to_region: Vec::new(),
         full,
         st,
     };
     let root_depth = if order == TraceOrder::Bfs { 0 } else { NO_DEPTH };
     for &r in roots.iter().chain(extra.iter()) {
-        if r != NULL && t.heap.is_alive(r) {
+        if r != NULL
+            && t.recs
+                .get(r as usize)
+                .is_some_and(|x| x.flags & oflags::ALIVE != 0)
+        {
             if let Some(p) = t.reach(r, root_depth) {
                 stack.push(p);
             }
@@ -447,14 +437,14 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
     // Remembered set (old objects with stores since the last GC): scan them (sticky GCs only; a
     // full GC reaches everything from the roots).
     for &o in &remembered {
-        t.heap.recs[o as usize].flags &= !oflags::REMEMBERED;
-        if !full && t.heap.is_alive(o) && !t.collected(o) {
-            let (f, n) = t.heap.pages_of(o);
+        t.recs[o as usize].flags &= !oflags::REMEMBERED;
+        if !full && t.recs[o as usize].flags & oflags::ALIVE != 0 && !t.collected(o) {
+            let (f, n) = t.heap.pages_in(&t.recs[o as usize]);
             t.batch.touch(t.backing, f, n, true);
             t.st.visits += 1;
             let d = if order == TraceOrder::Bfs { 1 } else { NO_DEPTH };
             let mut tmp = std::mem::take(&mut next);
-            let r = t.heap.recs[o as usize];
+            let r = t.recs[o as usize];
             t.scan(&refs[r.ref_start as usize..][..r.ref_len as usize], d, &mut tmp);
             stack.append(&mut tmp);
             next = tmp;
@@ -485,6 +475,7 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
         backing,
         batch,
         mark,
+        recs,
         role,
         marked_objs,
         marked_bytes,
@@ -493,6 +484,7 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
     } = t;
     heap.refs = refs;
     heap.mark = mark;
+    heap.recs = recs;
     st.stall_ns = batch.stall.ns;
     st.pages_touched = batch.pages;
     heap.roots = roots;

@@ -18,8 +18,10 @@
 //! (so its shortest distance from the roots is exactly `d`), plus random extra references to
 //! objects at depth `≤ d+1` (which keep every object's depth unchanged). The default profile makes
 //! depth ≤ 1 ("NRO with D = 2" in Fleet's sense) about 10% of the objects, as Fleet §4.2 measured
-//! (NRO ≈ 10.4% of the heap). Objects are allocated in depth-first order from the roots (the
-//! layout a compacting GC leaves), optionally shuffled.
+//! (NRO ≈ 10.4% of the heap). Objects are allocated in the order the collector's trace copies
+//! them — the roots, then depth-first from a LIFO mark stack, each object's referents in slot order
+//! ([`crate::gc`]) — so the heap starts with the layout a compacting GC leaves; optionally
+//! shuffled.
 //!
 //! **Synthetic apps** ([`SyntheticSpec`], [`SyntheticApp`]): Fleet §7.1's apps (from the Marvin
 //! project) that fill 180 MB with 512 B or 2048 B objects, and Marvin §8.3's apps with a 220 MB
@@ -352,7 +354,9 @@ pub fn generate<B: PageBacking + ?Sized>(
         v.shuffle(rng);
         v
     } else {
-        // Depth-first over tree edges (parent -> child) from the roots.
+        // The order the collector copies them in (`gc::collect`): the roots first, in root
+        // order; then, popping a LIFO mark stack, each object's not-yet-seen referents in slot
+        // order, each copied when first seen.
         let mut first_edge = vec![0u32; n + 1];
         for &(s, _) in &edges {
             first_edge[s as usize + 1] += 1;
@@ -364,29 +368,29 @@ pub fn generate<B: PageBacking + ?Sized>(
         let mut out = Vec::with_capacity(n);
         let mut stack: Vec<u32> = Vec::new();
         let mut starts: Vec<u32> = levels[0].clone();
-        // Objects without a parent (empty level above) also start trees.
+        // Objects without a parent (empty level above) are roots too.
         for (o, s) in seen.iter().enumerate() {
             if !s && depth[o] > 0 && levels[depth[o] as usize - 1].is_empty() {
                 starts.push(o as u32);
             }
         }
         for &r in &starts {
-            if seen[r as usize] {
-                continue;
+            if !seen[r as usize] {
+                seen[r as usize] = true;
+                out.push(r);
+                stack.push(r);
             }
-            seen[r as usize] = true;
-            stack.push(r);
-            while let Some(o) = stack.pop() {
-                out.push(o);
-                let (a, b) = (
-                    first_edge[o as usize] as usize,
-                    first_edge[o as usize + 1] as usize,
-                );
-                for &(_, c) in edges[a..b].iter().rev() {
-                    if !seen[c as usize] && depth[c as usize] == depth[o as usize] + 1 {
-                        seen[c as usize] = true;
-                        stack.push(c);
-                    }
+        }
+        while let Some(o) = stack.pop() {
+            let (a, b) = (
+                first_edge[o as usize] as usize,
+                first_edge[o as usize + 1] as usize,
+            );
+            for &(_, c) in &edges[a..b] {
+                if !seen[c as usize] {
+                    seen[c as usize] = true;
+                    out.push(c);
+                    stack.push(c);
                 }
             }
         }
