@@ -12,16 +12,21 @@
 //!    bytes at the last GC were below 75% of the region (`kEvacuateLivePercentThreshold`); otherwise
 //!    it is *unevacuated* (objects stay, dead ones leave holes).
 //! 3. **Trace** from the roots (plus, for sticky GCs, the remembered set of old objects written since
-//!    the last GC) with an explicit mark stack, or BFS with depth if the policy asks. An object is
+//!    the last GC) with an explicit mark stack, or BFS with depth if the policy asks. Marks are a
+//!    bitmap over object ids; the mark stack holds each pending object's reference-slot range, so
+//!    scanning it does not reload its record, and its slots are prefetched when it is pushed. An object is
 //!    copied at the moment it is first marked (as CC does when it first sees a from-space reference),
 //!    into the to-space region of the group the policy returns. Every visit touches the object's
 //!    pages through the [`PageBacking`] as `Actor::AppGc(pid)`: a copied object is read at its old
 //!    pages and written at its new ones; an object marked in place is read at its header page, and
 //!    at all its pages if it has reference fields (the GC scans them, and writes them: CC updates
 //!    references to moved objects in place). Primitive arrays marked in place touch only their
-//!    header page. Consecutive touches of the same page are coalesced.
+//!    header page. Consecutive touches of the same page are coalesced (a read of a page inside a
+//!    pending write run is absorbed by it).
 //! 4. **Reclaim**: evacuated regions are freed and their pages released (`ClearFromSpace` →
-//!    `madvise(DONTNEED)`); dead large objects are unmapped; unevacuated regions recount live bytes.
+//!    `madvise(DONTNEED)`); dead large objects are unmapped; unevacuated regions take their live
+//!    bytes from marking (`RegionSpace::AddLiveBytes`) and walk their objects only when some were
+//!    not marked (to free them).
 //! 5. **Growth** (`Heap::GrowForUtilization`), with `m` = the growth multiplier (foreground 3.0,
 //!    background 1.0): after a non-sticky GC, `target = used + clamp(used·(1/U − 1), min_free,
 //!    max_free)·m` and the next GC is sticky; after a sticky GC, `target = used + max_free·m` if that

@@ -16,7 +16,10 @@
 //! **Reference graphs** ([`GraphSpec`]): each object gets a BFS depth from a profile of per-depth
 //! object fractions (depth 0 = roots); every object at depth `d ≥ 1` has a parent at depth `d−1`
 //! (so its shortest distance from the roots is exactly `d`), plus random extra references to
-//! objects at depth `≤ d+1` (which keep every object's depth unchanged). The default profile makes
+//! objects at depth `≤ d+1` (which keep every object's depth unchanged). By default the extra
+//! references go to uniformly random objects at those depths; [`GraphSpec::local_refs`] and
+//! [`GraphSpec::shared_refs`] send shares of them to the source's tree neighbours (parent, siblings,
+//! children) and to a pool of [`SHARED_POOL`] shared depth-1 objects instead. The default profile makes
 //! depth ≤ 1 ("NRO with D = 2" in Fleet's sense) about 10% of the objects, as Fleet §4.2 measured
 //! (NRO ≈ 10.4% of the heap). Objects are allocated in the order the collector's trace copies
 //! them — the roots, then depth-first from a LIFO mark stack, each object's referents in slot order

@@ -1,4 +1,4 @@
-//! The ART-like Java heap of one app: regions, objects (struct-of-arrays), references, roots.
+//! The ART-like Java heap of one app: regions, objects (dense records), references, roots.
 //!
 //! What is modelled (after `art/runtime/gc/space/region_space.h`, `large_object_space.h`,
 //! `heap.cc`):
@@ -26,7 +26,17 @@
 //! no finalizers. Object ids of dead objects are reused (a stale id held outside the heap may refer
 //! to a newer object).
 //!
-//! Storage per object: 30 bytes + 4 bytes per reference slot.
+//! **Storage layout** (object ids are dense indices; an id keeps its storage when the object moves):
+//! - [`Heap::recs`]: one 24-byte [`ObjRec`] per id with everything the collector reads to mark,
+//!   copy and scan an object — address, size, reference-slot range, class, flags, policy metadata —
+//!   so a visit reads one record (usually one cache line) rather than one entry in each of
+//!   several arrays;
+//! - [`Heap::alloc_ms`]: allocation time, cold (read only when a policy hook looks at it);
+//! - the mark bitmap: one bit per id (a 4 M-object heap's marks fit in ~0.5 MB of cache);
+//! - [`Heap::refs`]: all reference slots, CSR-style (`recs[o].ref_start`, `recs[o].ref_len`),
+//!   compacted when dead objects' slots dominate.
+//!
+//! That is 28 bytes per object plus 4 bytes per reference slot (and one mark bit).
 
 use crate::backing::{PageBacking, TouchBatch};
 use engine::{Actor, Nanos, Stall};
