@@ -57,6 +57,29 @@ pub struct DeviceProfile {
     pub flash: FlashProfile,
     /// Swap configuration: zram and flash swap.
     pub swap: SwapProfile,
+    /// Android framework settings of the device's OS release (optional section).
+    #[serde(default)]
+    pub android: AndroidProfile,
+}
+
+/// `[android]`: framework settings that depend on the Android release the device runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct AndroidProfile {
+    /// ActivityManager's cached-app compaction (`CachedAppOptimizer`, `use_compaction`): when an
+    /// app becomes cached, system_server pages its memory out with `process_madvise(PAGEOUT)`
+    /// ("full" compaction). Off by default (Android ≤ 12); on in Android 13+ (unverified exact
+    /// release), which is how zram fills on 12 GB phones without memory pressure (Ariadne §3:
+    /// "some vendors, such as Google, aggressively free up memory by proactively and
+    /// periodically compressing data").
+    #[serde(default)]
+    pub app_compaction: bool,
+    /// lmkd's LOW_MEM kill (kill a cached app, adj ≥ `ro.lmk.lowmem_min_oom_score` = 701, when
+    /// free memory is below the high watermark at a PSI event). Present in recent lmkd
+    /// (REFERENCE.md); absent from the Android 10–12 lmkd the older papers' phones ran, whose
+    /// last PSI rule is LOW_FILECACHE_AFTER_THRASHING. Off by default.
+    #[serde(default)]
+    pub lmkd_low_mem: bool,
 }
 
 /// `[memory]`: DRAM and the memory permanently taken from it.

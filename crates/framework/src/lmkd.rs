@@ -85,6 +85,8 @@ pub struct LmkdConfig {
     pub filecache_min_kb: u64,
     /// ro.lmk.stall_limit_critical (100; Pixel 40, unverified).
     pub stall_limit_critical: f64,
+    /// Whether the LOW_MEM rule exists in this lmkd release (device `android.lmkd_low_mem`).
+    pub low_mem_kill: bool,
     /// ro.lmk.lowmem_min_oom_score (PREVIOUS_APP_ADJ + 1).
     pub lowmem_min_oom_score: i16,
     /// ro.lmk.kill_heaviest_task (false).
@@ -111,6 +113,7 @@ impl LmkdConfig {
             swap_free_low_percentage: 10,
             filecache_min_kb: 153_600,
             stall_limit_critical: 100.0,
+            low_mem_kill: true,
             lowmem_min_oom_score: PREVIOUS_APP_ADJ + 1,
             kill_heaviest_task: false,
             kill_timeout_ms: 100,
@@ -383,7 +386,7 @@ impl Lmkd {
         };
         let reason = match reason {
             Some(r) => r,
-            None if wmark < Wmark::None => {
+            None if self.cfg.low_mem_kill && wmark < Wmark::None => {
                 min_adj = self.cfg.lowmem_min_oom_score;
                 KillReason::LowMem
             }

@@ -103,6 +103,9 @@ pub struct SimConfig {
     pub bg_pages_per_tick: u32,
     /// Time-series sampling period.
     pub sample_every: Nanos,
+    /// CachedAppOptimizer "full" compaction of apps when they become cached (device
+    /// `android.app_compaction`).
+    pub app_compaction: bool,
     pub seed: u64,
 }
 
@@ -117,6 +120,7 @@ impl SimConfig {
             bg_tick: 30 * NS_PER_SEC,
             bg_pages_per_tick: 16,
             sample_every: 10 * NS_PER_SEC,
+            app_compaction: false,
             seed,
         }
     }
@@ -719,9 +723,31 @@ impl Simulation {
         }
         self.rt[app].state = AppState::Background;
         let view = self.view(app, t);
+        if self.cfg.app_compaction {
+            self.compact_app(t, &view);
+        }
         self.hooks.on_transition_end(&mut self.k, &view);
         self.update_cached(t);
         self.q.push(t + self.cfg.bg_tick, Ev::BgTick { app, gen });
+    }
+
+    /// CachedAppOptimizer's full compaction (`process_madvise(MADV_PAGEOUT)` over anon and file
+    /// memory, COMPACT_ACTION_ALL), run by system_server off the app's critical path; skipped
+    /// for apps under `compact_full_rss_throttle_kb` (12 MB).
+    fn compact_app(&mut self, t: Nanos, v: &AppView) {
+        let rss = self.k.process(v.pid).map_or(0, |p| p.rss());
+        if rss * 4 < 12_000 {
+            return;
+        }
+        for (first, pages) in [
+            (v.java_first, v.java_pages),
+            (v.native_first, v.native_pages),
+            (v.file_first, v.file_pages),
+        ] {
+            if pages > 0 {
+                self.k.madvise(t, Actor::Kernel, first, pages, Advice::PageOut);
+            }
+        }
     }
 
     fn fg_tick(&mut self, t: Nanos, app: usize, gen: u32) {

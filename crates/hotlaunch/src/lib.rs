@@ -82,9 +82,17 @@ impl RunSpec {
             apps: r.apps.clone(),
             actions,
             end: r.timeline.end_ns,
-            sim: SimConfig::defaults(r.seed),
+            sim: sim_config(&r.device, r.seed),
         }
     }
+}
+
+/// Framework settings for `device` (its Android release's features).
+pub fn sim_config(device: &DeviceProfile, seed: u64) -> SimConfig {
+    let mut cfg = SimConfig::defaults(seed);
+    cfg.app_compaction = device.android.app_compaction;
+    cfg.lmkd.low_mem_kill = device.android.lmkd_low_mem;
+    cfg
 }
 
 /// The runs a scenario asks for: `policies` if given (e.g. from the command line), else the

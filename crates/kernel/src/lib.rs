@@ -1172,7 +1172,7 @@ impl Kernel {
         let now = self.kswapd.clock;
         let target = KSWAPD_STEP_PAGES.min(wm.high - self.buddy.nr_free_pages()).max(1);
         let out = self.shrink_node(now, Actor::Kswapd, target, self.kswapd.priority, true);
-        let cost = out.cpu_ns.max(1_000);
+        let cost = (out.cpu_ns + out.io_wait_ns).max(1_000);
         self.psi.record(now, cost, false);
         self.kswapd.clock += cost;
         if out.reclaimed < target {
@@ -1199,7 +1199,7 @@ impl Kernel {
         for prio in (0..=DEF_PRIORITY).rev() {
             let out = self.shrink_node(now + cpu, actor, SWAP_CLUSTER_MAX as u64 - reclaimed, prio, false);
             reclaimed += out.reclaimed;
-            cpu += out.cpu_ns;
+            cpu += out.cpu_ns + out.io_wait_ns;
             if reclaimed >= SWAP_CLUSTER_MAX as u64 {
                 break;
             }

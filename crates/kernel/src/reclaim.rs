@@ -23,6 +23,9 @@ pub(crate) struct ReclaimOutcome {
     pub scanned: u64,
     /// CPU spent (all categories), already charged to the actor.
     pub cpu_ns: Nanos,
+    /// Time the reclaimer waited for swap writeback to complete before it could free the frames
+    /// (flash swap; zram is synchronous and costs only CPU).
+    pub io_wait_ns: Nanos,
 }
 
 struct ScanCtx {
@@ -299,9 +302,15 @@ impl Kernel {
             return;
         }
         let batch = std::mem::take(&mut ctx.batch);
-        let stored = self.swap_out(ctx.now + ctx.reclaim_ns + ctx.compress_ns, &batch);
+        let stored = self.swap_out(
+            ctx.now + ctx.reclaim_ns + ctx.compress_ns + ctx.out.io_wait_ns,
+            &batch,
+        );
         match stored {
             Some(cost) => {
+                // A page under writeback cannot be freed until its write completes: the reclaimer
+                // waits (Linux throttles reclaim on writeback; the frames stay in the swap cache).
+                ctx.out.io_wait_ns += cost.wait_ns;
                 ctx.compress_ns += cost.compress_ns;
                 ctx.reclaim_ns += cost.cpu_other_ns + batch.len() as u64 * self.params.reclaim_unmap_ns;
                 ctx.out.reclaimed += batch.len() as u64;

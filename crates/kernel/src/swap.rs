@@ -8,9 +8,10 @@
 //! content, so a lost or mixed-up page is counted, never silent.
 //!
 //! Costs: a backend reports CPU work per category (charged by the kernel to the thread doing the
-//! swap-out or swap-in) and the I/O latency the faulting thread waits for. Flash writes are
-//! asynchronous (the reclaimer does not wait, the page is freed when written), but they occupy
-//! the device queue, so they delay later reads: the queueing Fleet §3.1 observes.
+//! swap-out or swap-in) and the I/O latency the calling thread waits for. A swap-out to flash
+//! returns the time until its write completes: the frames cannot be freed before, so reclaim
+//! waits for it (writeback throttling). The writes occupy the shared device queue, so they also
+//! delay later reads: the queueing Fleet §3.1 observes.
 
 use crate::types::{PageIdx, Pid, SwapHandle};
 use content::{ContentId, ContentStore};
