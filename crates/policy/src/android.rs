@@ -32,6 +32,9 @@ pub fn stock_backends(
     if want_zram && zram_mb > 0 {
         let mut cfg = ZramConfig::from_profile(device);
         cfg.disksize_bytes = zram_mb << 20;
+        // Each distinct compressed blob is decompressed and checksummed once, later loads of the
+        // same blob reuse that proof (content::memo::Verify); tests of zram itself use `Always`.
+        cfg.verify = content::memo::Verify::Memoised;
         v.push(Box::new(Zram::new(cfg, content::CostTable::builtin())));
     }
     if flash_swap {
