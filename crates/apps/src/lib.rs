@@ -27,7 +27,7 @@
 
 pub mod access;
 mod error;
-pub mod tomlerr;
+pub use device::tomlerr;
 
 use std::path::Path;
 

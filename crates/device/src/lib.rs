@@ -26,6 +26,7 @@
 //! them), `_ns`/`_us`/`_ms` times, `_mw` milliwatts, `_nj_per_kb` nanojoules per KiB.
 
 mod error;
+pub mod tomlerr;
 
 use std::path::Path;
 

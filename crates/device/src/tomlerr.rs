@@ -1,6 +1,7 @@
 //! Helpers that turn TOML/serde errors into one-line messages naming the line and the dotted key.
 //!
-//! Shared by the app-profile loader and the scenario loader (`hotlaunch-workload`).
+//! Shared by the device, app-profile and scenario loaders (`hotlaunch-device`, `hotlaunch-apps`,
+//! `hotlaunch-workload`): one implementation of the line/key lookup for all TOML inputs.
 
 use std::ops::Range;
 
@@ -119,7 +120,8 @@ pub fn join(section: &str, key: &str) -> String {
     }
 }
 
-fn backticked_after<'a>(msg: &'a str, marker: &str) -> Option<&'a str> {
+/// The text between the first pair of backticks after `marker` in `msg`.
+pub fn backticked_after<'a>(msg: &'a str, marker: &str) -> Option<&'a str> {
     let rest = &msg[msg.find(marker)? + marker.len()..];
     let rest = rest.strip_prefix('`')?;
     Some(&rest[..rest.find('`')?])
