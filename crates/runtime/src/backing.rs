@@ -29,6 +29,11 @@ pub trait PageBacking {
     /// touch sees a fresh zero page). ART does this for regions it clears after a GC and for freed
     /// large objects. Default: nothing (a backing that does not track contents).
     fn release(&mut self, _now: Nanos, _actor: Actor, _first: PageIdx, _n: u32) {}
+    /// Whether [`Self::touch`] costs nothing and records nothing (always returns a zero stall, no
+    /// side effects), so callers may skip touching pages altogether. Default `false`.
+    fn touches_are_free(&self) -> bool {
+        false
+    }
 }
 
 /// A backing that costs nothing and records nothing (benchmarks, heap inspection).
@@ -53,6 +58,9 @@ impl PageBacking for NullBacking {
     }
     fn advise(&mut self, _now: Nanos, _actor: Actor, _first: PageIdx, _n: u32, _advice: Advice) -> Stall {
         Stall::ZERO
+    }
+    fn touches_are_free(&self) -> bool {
+        true
     }
 }
 

@@ -141,7 +141,9 @@ pub struct GcStats {
     pub regions_evacuated: u32,
     pub regions_unevacuated: u32,
     pub regions_freed: u32,
-    /// Pages passed to the backing's `touch` (after coalescing).
+    /// Pages passed to the backing's `touch` (after coalescing). Full GCs with stock hooks skip
+    /// touches of objects marked in place when the backing's touches are free
+    /// ([`PageBacking::touches_are_free`]), so this undercounts on such a backing.
     pub pages_touched: u64,
     pub bytes_allocated_after: u64,
     pub target_footprint_after: u64,
@@ -309,6 +311,8 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
                     self.heap.regions[r as usize].group = group;
                     if self.role.len() <= r as usize {
                         self.role.resize(r as usize + 1, ROLE_NONE);
+                        self.marked_objs.resize(r as usize + 1, 0);
+                        self.marked_bytes.resize(r as usize + 1, 0);
                     }
                     self.role[r as usize] = ROLE_NONE;
                     cur = r;
@@ -333,6 +337,64 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
         self.batch.touch(self.backing, f, n, true);
         self.st.objects_copied += 1;
         self.st.bytes_copied += size as u64;
+    }
+
+    /// DFS trace of a full GC with stock hooks ([`RuntimeHooks::is_stock`]): the mark stack loop of
+    /// [`Self::scan`] without the hook calls and the collected-set test (a full GC collects
+    /// everything). Objects marked in place in unevacuated regions are handled inline; copies and
+    /// large objects go through [`Self::visit`]. With `FREE` (the backing's touches cost nothing
+    /// and record nothing, [`PageBacking::touches_are_free`]) pages of objects marked in place are
+    /// not touched. The stack is used as a buffer with its own top (`stack.len()` is capacity).
+    fn trace_full_stock<const FREE: bool>(&mut self, refs: &[ObjId], stack: &mut Vec<Pending>) {
+        let mut top = stack.len();
+        let mut scanned = 0u64;
+        let mut visits = 0u64;
+        while top > 0 {
+            top -= 1;
+            let (s, n) = stack[top];
+            let slots = &refs[s as usize..][..n as usize];
+            // At most one push per slot.
+            if stack.len() < top + slots.len() {
+                stack.resize((top + slots.len()).max(stack.len() * 2), (0, 0));
+            }
+            for &c in slots {
+                if c == NULL {
+                    continue;
+                }
+                scanned += 1;
+                if !test_and_set(&mut self.mark, c) {
+                    continue;
+                }
+                let rec = self.recs[c as usize];
+                let reg = (rec.addr >> REGION_SHIFT) as usize;
+                if rec.flags & oflags::LARGE != 0 || self.role[reg] != ROLE_UNEVAC {
+                    if let Some(p) = self.visit(c, NO_DEPTH) {
+                        stack[top] = p;
+                        top += 1;
+                    }
+                    continue;
+                }
+                // Marked in place (as in `visit` with stock hooks).
+                visits += 1;
+                self.marked_objs[reg] += 1;
+                self.marked_bytes[reg] += rec.size;
+                if !FREE {
+                    if rec.ref_len > 0 {
+                        let (f, n) = self.heap.pages_in(&rec);
+                        self.batch.touch(self.backing, f, n, true);
+                    } else {
+                        let p = self.heap.header_page_in(&rec);
+                        self.batch.touch(self.backing, p, 1, false);
+                    }
+                }
+                prefetch(self.refs_base.wrapping_add(rec.ref_start as usize));
+                stack[top] = (rec.ref_start, rec.ref_len);
+                top += (rec.ref_len > 0) as usize;
+            }
+        }
+        stack.clear();
+        self.st.visits += visits;
+        self.st.refs_scanned += scanned;
     }
 
     /// Scan reference slots `slots` (of one object), pushing the objects that must be scanned in
@@ -456,6 +518,14 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
         }
     }
     match order {
+        // A full GC collects everything and stock hooks need no calls: a specialised loop.
+        TraceOrder::Dfs if full && t.hooks.is_stock() && !t.role.is_empty() => {
+            if t.backing.touches_are_free() {
+                t.trace_full_stock::<true>(&refs, &mut stack);
+            } else {
+                t.trace_full_stock::<false>(&refs, &mut stack);
+            }
+        }
         TraceOrder::Dfs => {
             while let Some((s, n)) = stack.pop() {
                 t.scan(&refs[s as usize..][..n as usize], NO_DEPTH, &mut stack);

@@ -128,10 +128,22 @@ pub trait RuntimeHooks {
     ) -> Stall {
         Stall::ZERO
     }
+
+    /// Whether these hooks behave exactly as stock ART during a trace ([`Self::visit_mode`] is
+    /// always [`VisitMode::Normal`], [`Self::on_mark`] returns group 0 and leaves `meta` alone), so
+    /// the collector may trace full GCs with a specialised loop that does not call them. Default
+    /// `false`; only override it with `true` when both methods keep their defaults.
+    fn is_stock(&self) -> bool {
+        false
+    }
 }
 
 /// Stock ART: all defaults.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct StockArt;
 
-impl RuntimeHooks for StockArt {}
+impl RuntimeHooks for StockArt {
+    fn is_stock(&self) -> bool {
+        true
+    }
+}
