@@ -178,6 +178,16 @@ pub fn art_should_evacuate(heap: &Heap, r: u32, kind: GcKind) -> bool {
     }
 }
 
+/// One region in a collection: its role (`ROLE_*`) and the objects marked in place there and their
+/// bytes (ART's `RegionSpace::AddLiveBytes` during marking), so reclaiming an unevacuated region
+/// without garbage needs no object walk. One table, so marking an object in place reads one entry.
+#[derive(Debug, Clone, Copy, Default)]
+struct RegMark {
+    role: u8,
+    objs: u32,
+    bytes: u32,
+}
+
 /// An object waiting on the mark stack to be scanned: its reference slots `refs[start..start+len]`
 /// (captured when it was marked, so scanning it does not reload its record).
 type Pending = (u32, u32);
@@ -207,11 +217,8 @@ struct Tracer<'a, H: RuntimeHooks + ?Sized> {
     batch: TouchBatch,
     /// Mark bitmap (taken out of the heap for the trace).
     mark: Vec<u64>,
-    role: Vec<u8>,
-    /// Per region: objects marked in place and their bytes (ART's `RegionSpace::AddLiveBytes`
-    /// during marking), so reclaiming an unevacuated region without garbage needs no object walk.
-    marked_objs: Vec<u32>,
-    marked_bytes: Vec<u32>,
+    /// Per region: role in this collection and what marking found there.
+    regs: Vec<RegMark>,
     to_region: Vec<u32>,
     full: bool,
     st: GcStats,
@@ -239,7 +246,7 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
         if r.flags & oflags::LARGE != 0 {
             self.full
         } else {
-            self.role[(r.addr >> REGION_SHIFT) as usize] != ROLE_NONE
+            self.regs[(r.addr >> REGION_SHIFT) as usize].role != ROLE_NONE
         }
     }
 
@@ -271,12 +278,13 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
         if meta != rec.meta {
             self.recs[o as usize].meta = meta;
         }
-        let evac = !large && self.role[region as usize] == ROLE_EVAC;
+        let evac = !large && self.regs[region as usize].role == ROLE_EVAC;
         if evac {
             self.copy(o, group);
         } else if !large {
-            self.marked_objs[region as usize] += 1;
-            self.marked_bytes[region as usize] += rec.size;
+            let m = &mut self.regs[region as usize];
+            m.objs += 1;
+            m.bytes += rec.size;
         }
         if !evac && mode == VisitMode::Normal {
             if rec.ref_len > 0 {
@@ -309,12 +317,10 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
             None => match self.heap.take_region(self.backing, false) {
                 Ok(r) => {
                     self.heap.regions[r as usize].group = group;
-                    if self.role.len() <= r as usize {
-                        self.role.resize(r as usize + 1, ROLE_NONE);
-                        self.marked_objs.resize(r as usize + 1, 0);
-                        self.marked_bytes.resize(r as usize + 1, 0);
+                    if self.regs.len() <= r as usize {
+                        self.regs.resize(r as usize + 1, RegMark::default());
                     }
-                    self.role[r as usize] = ROLE_NONE;
+                    self.regs[r as usize].role = ROLE_NONE;
                     cur = r;
                     self.to_region[g] = r;
                     self.heap.bump(cur, size).expect("object fits in an empty region")
@@ -322,7 +328,7 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
                 Err(_) => {
                     // No free region: the object stays; its region becomes unevacuated.
                     let r = (self.recs[i].addr >> REGION_SHIFT) as usize;
-                    self.role[r] = ROLE_UNEVAC;
+                    self.regs[r].role = ROLE_UNEVAC;
                     let (f, n) = self.heap.pages_in(&self.recs[i]);
                     self.batch.touch(self.backing, f, n, true);
                     return;
@@ -349,6 +355,8 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
         let mut top = stack.len();
         let mut scanned = 0u64;
         let mut visits = 0u64;
+        let mut word_idx = 0usize;
+        let mut word = self.mark.first().copied().unwrap_or(0);
         while top > 0 {
             top -= 1;
             let (s, n) = stack[top];
@@ -362,12 +370,28 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
                     continue;
                 }
                 scanned += 1;
-                if !test_and_set(&mut self.mark, c) {
+                // Test-and-set with the bitmap word in a register while children share a word.
+                let wi = c as usize >> 6;
+                if wi != word_idx {
+                    self.mark[word_idx] = word;
+                    word = self.mark[wi];
+                    word_idx = wi;
+                }
+                let bit = 1u64 << (c & 63);
+                if word & bit != 0 {
                     continue;
                 }
+                word |= bit;
                 let rec = self.recs[c as usize];
-                let reg = (rec.addr >> REGION_SHIFT) as usize;
-                if rec.flags & oflags::LARGE != 0 || self.role[reg] != ROLE_UNEVAC {
+                let large = rec.flags & oflags::LARGE != 0;
+                // (A large object's `addr` is its LOS slot: region 0 stands in, `regs` is not empty.)
+                let reg = if large {
+                    0
+                } else {
+                    (rec.addr >> REGION_SHIFT) as usize
+                };
+                let m = &mut self.regs[reg];
+                if large || m.role != ROLE_UNEVAC {
                     if let Some(p) = self.visit(c, NO_DEPTH) {
                         stack[top] = p;
                         top += 1;
@@ -376,8 +400,8 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
                 }
                 // Marked in place (as in `visit` with stock hooks).
                 visits += 1;
-                self.marked_objs[reg] += 1;
-                self.marked_bytes[reg] += rec.size;
+                m.objs += 1;
+                m.bytes += rec.size;
                 if !FREE {
                     if rec.ref_len > 0 {
                         let (f, n) = self.heap.pages_in(&rec);
@@ -391,6 +415,9 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
                 stack[top] = (rec.ref_start, rec.ref_len);
                 top += (rec.ref_len > 0) as usize;
             }
+        }
+        if let Some(w) = self.mark.get_mut(word_idx) {
+            *w = word;
         }
         stack.clear();
         self.st.visits += visits;
@@ -442,7 +469,7 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
 
     // From-space selection.
     let nreg = heap.num_regions();
-    let mut role = vec![ROLE_NONE; nreg as usize];
+    let mut regs = vec![RegMark::default(); nreg as usize];
     let st = GcStats {
         sticky: !full,
         compacting: kind == GcKind::Full { compact: true },
@@ -456,7 +483,7 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
         }
         let default = art_should_evacuate(heap, r, kind);
         let evac = hooks.evacuate(heap, r, kind, default);
-        role[r as usize] = if evac { ROLE_EVAC } else { ROLE_UNEVAC };
+        regs[r as usize].role = if evac { ROLE_EVAC } else { ROLE_UNEVAC };
     }
     let mut extra = Vec::new();
     hooks.extra_roots(heap, kind, &mut extra);
@@ -482,9 +509,7 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
         backing,
         batch: TouchBatch::new(now, Actor::AppGc(pid)),
         mark,
-        marked_objs: vec![0; role.len()],
-        marked_bytes: vec![0; role.len()],
-        role,
+        regs,
         to_region: Vec::new(),
         full,
         st,
@@ -519,7 +544,7 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
     }
     match order {
         // A full GC collects everything and stock hooks need no calls: a specialised loop.
-        TraceOrder::Dfs if full && t.hooks.is_stock() && !t.role.is_empty() => {
+        TraceOrder::Dfs if full && t.hooks.is_stock() && !t.regs.is_empty() => {
             if t.backing.touches_are_free() {
                 t.trace_full_stock::<true>(&refs, &mut stack);
             } else {
@@ -551,9 +576,7 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
         batch,
         mark,
         recs,
-        role,
-        marked_objs,
-        marked_bytes,
+        regs,
         mut st,
         ..
     } = t;
@@ -572,8 +595,9 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
     // Reclaim.
     let bytes_before = heap.bytes_allocated;
     let mut regions_touched = 0u32;
-    for r in 0..role.len() as u32 {
-        match role[r as usize] {
+    for r in 0..regs.len() as u32 {
+        let m = regs[r as usize];
+        match m.role {
             ROLE_EVAC => {
                 regions_touched += 1;
                 st.regions_evacuated += 1;
@@ -597,8 +621,8 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
                 // region was switched to unevacuated when copying failed (then some moved out):
                 // when all of them were marked there is nothing to free and the live bytes are
                 // known from marking.
-                let live = if marked_objs[r as usize] as usize == objs.len() {
-                    marked_bytes[r as usize]
+                let live = if m.objs as usize == objs.len() {
+                    m.bytes
                 } else {
                     let mut live = 0u32;
                     objs.retain(|&o| {
