@@ -13,6 +13,11 @@
 //! (swap-ins, flash reads, direct reclaim). The launch ends at its first frame, i.e. at its last
 //! launch-set access.
 //!
+//! Simplified: the always-running system (system_server, SurfaceFlinger, persistent services) is
+//! one process holding the device's `memory.system_reserve_mb`, resident and unevictable; the
+//! launcher is not modelled; apps' Java heaps are touched as pages (the managed runtime is not yet
+//! wired into launches, so there are no GC pauses on the critical path).
+//!
 //! Policies change behaviour through [`FrameworkHooks`] (lifecycle callbacks) and the kernel's
 //! hook traits; the framework never knows which policy runs.
 
