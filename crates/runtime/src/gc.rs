@@ -392,7 +392,7 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
                 };
                 let m = &mut self.regs[reg];
                 if large || m.role != ROLE_UNEVAC {
-                    if let Some(p) = self.visit(c, NO_DEPTH) {
+                    if let Some(p) = self.visit_out_of_line(c) {
                         stack[top] = p;
                         top += 1;
                     }
@@ -422,6 +422,13 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
         stack.clear();
         self.st.visits += visits;
         self.st.refs_scanned += scanned;
+    }
+
+    /// [`Self::visit`] out of line (copies and large objects in [`Self::trace_full_stock`]), so the
+    /// loop's registers are not spent on it.
+    #[inline(never)]
+    fn visit_out_of_line(&mut self, o: ObjId) -> Option<Pending> {
+        self.visit(o, NO_DEPTH)
     }
 
     /// Scan reference slots `slots` (of one object), pushing the objects that must be scanned in
