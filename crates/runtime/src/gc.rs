@@ -22,7 +22,10 @@
 //!    at all its pages if it has reference fields (the GC scans them, and writes them: CC updates
 //!    references to moved objects in place). Primitive arrays marked in place touch only their
 //!    header page. Consecutive touches of the same page are coalesced (a read of a page inside a
-//!    pending write run is absorbed by it).
+//!    pending write run is absorbed by it). Full DFS GCs with stock hooks
+//!    ([`RuntimeHooks::is_stock`]) run a specialised loop with the same visit order and effects;
+//!    on a backing whose touches are free ([`PageBacking::touches_are_free`], e.g. `NullBacking`)
+//!    it skips the touches of objects marked in place.
 //! 4. **Reclaim**: evacuated regions are freed and their pages released (`ClearFromSpace` →
 //!    `madvise(DONTNEED)`); dead large objects are unmapped; unevacuated regions take their live
 //!    bytes from marking (`RegionSpace::AddLiveBytes`) and walk their objects only when some were
