@@ -577,7 +577,7 @@ impl Kernel {
         let p = self.pt.pages[idx as usize];
         self.vmstat.pgfault += 1;
         match p.state {
-            PageState::Untouched => self.fault_anon_zero(now, actor, idx, write),
+            PageState::Untouched => self.fault_anon_zero(now, actor, idx),
             PageState::Swapped => self.swap_in(now, actor, idx, write),
             PageState::Dropped => self.file_read(now, actor, idx, write),
             PageState::Freed => Err(KernelError::NotMapped(idx)),
@@ -585,13 +585,7 @@ impl Kernel {
         }
     }
 
-    fn fault_anon_zero(
-        &mut self,
-        now: Nanos,
-        actor: Actor,
-        idx: PageIdx,
-        write: bool,
-    ) -> Result<Stall, KernelError> {
+    fn fault_anon_zero(&mut self, now: Nanos, actor: Actor, idx: PageIdx) -> Result<Stall, KernelError> {
         let pid = self.pt.pages[idx as usize].pid;
         let mut stall = Stall::ZERO;
         let pfn = self.alloc_user_frame(now, actor, pid, &mut stall)?;
@@ -605,7 +599,8 @@ impl Kernel {
         stall.ns += cost;
         self.make_resident(idx, pfn, PageState::Untouched, false);
         let page = &mut self.pt.pages[idx as usize];
-        page.flags |= flags::ACCESSED | flags::DIRTY | if write { flags::DIRTY } else { 0 };
+        // A fresh anonymous page has no backing copy: it is dirty whether read or written.
+        page.flags |= flags::ACCESSED | flags::DIRTY;
         self.procs[pid as usize].counters.minor_faults += 1;
         Ok(stall)
     }
@@ -706,12 +701,13 @@ impl Kernel {
             cands.extend(handles.iter().map(|&h| self.handle_owner[dev][h as usize]));
             self.hooks.fault.swap_readahead(idx, &cands, &mut list);
             self.scratch_cands = cands;
+            // Keep the faulting page (first) and the readahead pages still swapped on this device.
             let pages = &self.pt.pages;
-            let mut i = 1;
+            let mut first = true;
             list.retain(|&q| {
-                i += 1;
                 let p = &pages[q as usize];
-                i == 2 || (q != idx && p.state == PageState::Swapped && p.swap_dev as usize == dev)
+                std::mem::take(&mut first)
+                    || (q != idx && p.state == PageState::Swapped && p.swap_dev as usize == dev)
             });
         }
 
@@ -942,12 +938,10 @@ impl Kernel {
         let mut retries = 0;
         loop {
             let free = self.buddy.nr_free_pages();
-            if free > wm.low
-                || (free > wm.min && {
-                    self.wake_kswapd(now + stall.ns);
-                    true
-                })
-            {
+            if free <= wm.low {
+                self.wake_kswapd(now + stall.ns);
+            }
+            if free > wm.min {
                 if let Some(pfn) = self.hooks.placement.alloc(&mut self.buddy, 0, mt, purpose) {
                     if self.buddy.nr_free_pages() <= wm.low {
                         self.wake_kswapd(now + stall.ns);
@@ -1267,8 +1261,8 @@ impl Kernel {
                         self.pt.pages[idx as usize].state,
                         PageState::Swapped | PageState::Dropped
                     ) {
-                        if let Ok(s) = self.fault(now, Actor::Kernel, idx, false) {
-                            let _ = s;
+                        if self.fault(now, Actor::Kernel, idx, false).is_ok() {
+                            // Prefetched, not used: reclaim should not count it as referenced.
                             self.pt.pages[idx as usize].flags &= !flags::ACCESSED;
                         }
                     }
