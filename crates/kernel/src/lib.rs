@@ -1257,14 +1257,12 @@ impl Kernel {
             Advice::WillNeed => {
                 // Prefetch asynchronously: the caller does not wait; the work is kernel time.
                 for idx in first..end {
-                    if matches!(
-                        self.pt.pages[idx as usize].state,
-                        PageState::Swapped | PageState::Dropped
-                    ) {
-                        if self.fault(now, Actor::Kernel, idx, false).is_ok() {
-                            // Prefetched, not used: reclaim should not count it as referenced.
-                            self.pt.pages[idx as usize].flags &= !flags::ACCESSED;
-                        }
+                    let state = self.pt.pages[idx as usize].state;
+                    if matches!(state, PageState::Swapped | PageState::Dropped)
+                        && self.fault(now, Actor::Kernel, idx, false).is_ok()
+                    {
+                        // Prefetched, not used: reclaim should not count it as referenced.
+                        self.pt.pages[idx as usize].flags &= !flags::ACCESSED;
                     }
                 }
             }
