@@ -96,3 +96,41 @@ pub fn write_ref<H: RuntimeHooks + ?Sized>(
     }
     stall
 }
+
+/// Access byte ranges of objects, `(object, offset, len)` in order, at `now` by `actor`: each
+/// object passes the barrier once per piece and the pages holding those bytes *at the object's
+/// current address* are touched (the app access model's logical pages, see
+/// [`crate::blueprint::Blueprint::objects_in`]).
+#[allow(clippy::too_many_arguments)]
+pub fn access_bytes<H: RuntimeHooks + ?Sized>(
+    heap: &mut Heap,
+    hooks: &mut H,
+    now: Nanos,
+    actor: Actor,
+    pieces: &[(ObjId, u32, u32)],
+    write: bool,
+    backing: &mut dyn PageBacking,
+) -> AccessStats {
+    let mut st = AccessStats::default();
+    let mut batch = TouchBatch::new(now, actor);
+    for &(o, off, len) in pieces {
+        if o == NULL || !heap.is_alive(o) {
+            st.dead += 1;
+            continue;
+        }
+        st.objects += 1;
+        let view = heap.view(o);
+        let mut meta = view.meta;
+        let out = hooks.barrier(&view, &mut meta, write);
+        heap.recs[o as usize].meta = meta;
+        st.stall.add(out.stall);
+        if out.touch {
+            let (f, n) = heap.pages_of_bytes(o, off, len);
+            batch.touch(backing, f, n, write);
+        }
+    }
+    batch.flush(backing);
+    st.stall.add(batch.stall);
+    st.pages = batch.pages;
+    st
+}

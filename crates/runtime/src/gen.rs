@@ -34,6 +34,7 @@
 //! growth limit, so they run as `largeHeap` apps (growth limit = heap size, 512 MiB).
 
 use crate::backing::PageBacking;
+use crate::blueprint::{class, copy_order, Blueprint};
 use crate::heap::{ClassId, ClassKind, Heap, HeapError, ObjId, ARRAY_HEADER, NULL};
 use crate::hooks::RuntimeHooks;
 use crate::{Runtime, StepCost};
@@ -176,9 +177,23 @@ pub fn generate<B: PageBacking + ?Sized>(
     now: Nanos,
     backing: &mut B,
 ) -> Result<Vec<ObjId>, HeapError> {
-    let c_inst = heap.class_named("gen.Instance", ClassKind::Instance);
-    let c_prim = heap.class_named("byte[]", ClassKind::PrimitiveArray(1));
-    let c_objarr = heap.class_named("java.lang.Object[]", ClassKind::ObjectArray);
+    spec.blueprint(rng).instantiate_quiet(heap, now, backing)
+}
+
+impl GraphSpec {
+    /// The heap recipe of this spec (see the module docs for the graph and the layout).
+    pub fn blueprint(&self, rng: &mut SimRng) -> Blueprint {
+        generate_blueprint(self, rng)
+    }
+}
+
+fn generate_blueprint(spec: &GraphSpec, rng: &mut SimRng) -> Blueprint {
+    let (c_inst, c_prim, c_objarr): (ClassId, ClassId, ClassId) = (0, 1, 2);
+    let class_table = vec![
+        class("gen.Instance", ClassKind::Instance),
+        class("byte[]", ClassKind::PrimitiveArray(1)),
+        class("java.lang.Object[]", ClassKind::ObjectArray),
+    ];
     // 1. Sizes, kinds and slot capacities.
     let mut sizes: Vec<u32> = Vec::new();
     let mut classes: Vec<ClassId> = Vec::new();
@@ -349,89 +364,47 @@ pub fn generate<B: PageBacking + ?Sized>(
             }
         }
     }
-    // CSR of edges by source.
+    // CSR of edges by source (slot order = sorted target order).
     edges.sort_unstable();
+    let mut ref_start = vec![0u32; n + 1];
+    for &(s, _) in &edges {
+        ref_start[s as usize + 1] += 1;
+    }
+    for i in 0..n {
+        ref_start[i + 1] += ref_start[i];
+    }
+    // Every object gets its slot capacity; slots beyond its edges stay null.
+    let mut full_start = vec![0u32; n + 1];
+    for o in 0..n {
+        full_start[o + 1] = full_start[o] + cap[o];
+    }
+    let mut refs = vec![NULL; full_start[n] as usize];
+    for o in 0..n {
+        let es = &edges[ref_start[o] as usize..ref_start[o + 1] as usize];
+        for (k, &(_, t)) in es.iter().enumerate() {
+            refs[full_start[o] as usize + k] = t;
+        }
+    }
+    // Roots: depth 0, and objects without a parent (empty level above).
+    let mut roots: Vec<u32> = levels[0].clone();
+    for o in 0..n {
+        if depth[o] > 0 && levels[depth[o] as usize - 1].is_empty() {
+            roots.push(o as u32);
+        }
+    }
     // 3. Allocation order.
     let order: Vec<u32> = if spec.shuffle {
         let mut v: Vec<u32> = (0..n as u32).collect();
         v.shuffle(rng);
         v
     } else {
-        // The order the collector copies them in (`gc::collect`): the roots first, in root
-        // order; then, popping a LIFO mark stack, each object's not-yet-seen referents in slot
-        // order, each copied when first seen.
-        let mut first_edge = vec![0u32; n + 1];
-        for &(s, _) in &edges {
-            first_edge[s as usize + 1] += 1;
-        }
-        for i in 0..n {
-            first_edge[i + 1] += first_edge[i];
-        }
-        let mut seen = vec![false; n];
-        let mut out = Vec::with_capacity(n);
-        let mut stack: Vec<u32> = Vec::new();
-        let mut starts: Vec<u32> = levels[0].clone();
-        // Objects without a parent (empty level above) are roots too.
-        for (o, s) in seen.iter().enumerate() {
-            if !s && depth[o] > 0 && levels[depth[o] as usize - 1].is_empty() {
-                starts.push(o as u32);
-            }
-        }
-        for &r in &starts {
-            if !seen[r as usize] {
-                seen[r as usize] = true;
-                out.push(r);
-                stack.push(r);
-            }
-        }
-        while let Some(o) = stack.pop() {
-            let (a, b) = (
-                first_edge[o as usize] as usize,
-                first_edge[o as usize + 1] as usize,
-            );
-            for &(_, c) in &edges[a..b] {
-                if !seen[c as usize] {
-                    seen[c as usize] = true;
-                    out.push(c);
-                    stack.push(c);
-                }
-            }
-        }
-        for (o, s) in seen.iter().enumerate() {
-            if !s {
-                out.push(o as u32);
-            }
-        }
-        out
+        // The order the collector copies them in (`gc::collect`).
+        let targets: Vec<u32> = edges.iter().map(|e| e.1).collect();
+        copy_order(n, &roots, |o| {
+            &targets[ref_start[o as usize] as usize..ref_start[o as usize + 1] as usize]
+        })
     };
-    // 4. Allocate and link.
-    let mut id = vec![NULL; n];
-    let mut ids = Vec::with_capacity(n);
-    for &o in &order {
-        let x = heap.alloc_quiet(
-            now,
-            classes[o as usize],
-            sizes[o as usize],
-            cap[o as usize],
-            backing,
-        )?;
-        id[o as usize] = x;
-        ids.push(x);
-    }
-    let mut slot = vec![0u32; n];
-    for &(s, t) in &edges {
-        heap.set_ref_raw(id[s as usize], slot[s as usize], id[t as usize]);
-        slot[s as usize] += 1;
-    }
-    for &r in &levels[0] {
-        heap.add_root(id[r as usize]);
-    }
-    for o in 0..n {
-        if depth[o] > 0 && levels[depth[o] as usize - 1].is_empty() {
-            heap.add_root(id[o]);
-        }
-    }
-    Ok(ids)
+    Blueprint::from_parts(class_table, &classes, &sizes, &full_start, &refs, &roots, &order)
 }
 
 /// One of the papers' synthetic apps.
@@ -481,6 +454,44 @@ impl SyntheticSpec {
             mix: vec![(4096 + ARRAY_HEADER, 0.5), ((1 << 20) + ARRAY_HEADER, 0.5)],
             ..Self::marvin_4k()
         }
+    }
+
+    /// The app's heap recipe: `Object[1024]` holders (roots), each followed by the arrays it
+    /// holds, sizes in `mix` order (as [`SyntheticApp::build`] allocates them).
+    pub fn blueprint(&self) -> Blueprint {
+        let classes = vec![
+            class("byte[]", ClassKind::PrimitiveArray(1)),
+            class("java.lang.Object[]", ClassKind::ObjectArray),
+        ];
+        let mut class_of = Vec::new();
+        let mut size = Vec::new();
+        let mut ref_start = vec![0u32];
+        let mut refs = Vec::new();
+        let mut roots = Vec::new();
+        let mut holder = NULL;
+        let mut slot = 0;
+        for &(osize, share) in &self.mix {
+            let count = ((self.footprint as f64 * share) / osize as f64).round() as u64;
+            for _ in 0..count {
+                if holder == NULL || slot == HOLDER_SLOTS {
+                    holder = class_of.len() as u32;
+                    roots.push(holder);
+                    class_of.push(1);
+                    size.push(ARRAY_HEADER + 4 * HOLDER_SLOTS);
+                    refs.extend(std::iter::repeat_n(NULL, HOLDER_SLOTS as usize));
+                    ref_start.push(refs.len() as u32);
+                    slot = 0;
+                }
+                let id = class_of.len() as u32;
+                refs[(ref_start[holder as usize] + slot) as usize] = id;
+                slot += 1;
+                class_of.push(0);
+                size.push(osize);
+                ref_start.push(refs.len() as u32);
+            }
+        }
+        let order: Vec<u32> = (0..class_of.len() as u32).collect();
+        Blueprint::from_parts(classes, &class_of, &size, &ref_start, &refs, &roots, &order)
     }
 
     /// The heap configuration the app runs with on a Pixel-3-class device.

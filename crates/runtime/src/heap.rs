@@ -514,6 +514,24 @@ impl Heap {
         }
     }
 
+    /// Global page range `(first, n)` covering bytes `[off, off + len)` of object `o` (clamped to
+    /// the object; `len` at least 1).
+    #[inline]
+    pub fn pages_of_bytes(&self, o: ObjId, off: u32, len: u32) -> (PageIdx, u32) {
+        let r = &self.recs[o as usize];
+        let off = off.min(r.size.saturating_sub(1));
+        let end = off + len.clamp(1, r.size - off);
+        let (base, start) = if r.flags & oflags::LARGE != 0 {
+            (self.los[r.addr as usize].first_page, 0)
+        } else {
+            let a = r.addr;
+            (self.regions[(a >> REGION_SHIFT) as usize].first_page, a & (REGION_SIZE - 1))
+        };
+        let p0 = (start + off) >> PAGE_SHIFT;
+        let p1 = (start + end - 1) >> PAGE_SHIFT;
+        (base + p0, p1 - p0 + 1)
+    }
+
     /// Global page of the object's header.
     #[inline]
     pub fn header_page(&self, o: ObjId) -> PageIdx {

@@ -147,3 +147,40 @@ impl RuntimeHooks for StockArt {
         true
     }
 }
+
+/// A boxed policy forwards every hook (the framework holds each app's hooks as a trait object).
+impl RuntimeHooks for Box<dyn RuntimeHooks> {
+    fn choose_gc(&mut self, heap: &Heap, cause: GcCause, proposed: GcKind) -> GcKind {
+        (**self).choose_gc(heap, cause, proposed)
+    }
+    fn on_state_change(&mut self, heap: &Heap, now: Nanos, foreground: bool) -> Option<(Nanos, GcKind)> {
+        (**self).on_state_change(heap, now, foreground)
+    }
+    fn trace_order(&self, kind: GcKind) -> TraceOrder {
+        (**self).trace_order(kind)
+    }
+    fn evacuate(&mut self, heap: &Heap, r: u32, kind: GcKind, default: bool) -> bool {
+        (**self).evacuate(heap, r, kind, default)
+    }
+    #[inline(always)]
+    fn visit_mode(&mut self, obj: &ObjView) -> VisitMode {
+        (**self).visit_mode(obj)
+    }
+    #[inline(always)]
+    fn on_mark(&mut self, obj: &ObjView, depth: u32, young: bool, meta: &mut u8) -> u8 {
+        (**self).on_mark(obj, depth, young, meta)
+    }
+    fn extra_roots(&mut self, heap: &Heap, kind: GcKind, out: &mut Vec<crate::heap::ObjId>) {
+        (**self).extra_roots(heap, kind, out)
+    }
+    #[inline(always)]
+    fn barrier(&mut self, obj: &ObjView, meta: &mut u8, write: bool) -> BarrierOutcome {
+        (**self).barrier(obj, meta, write)
+    }
+    fn after_gc(&mut self, heap: &Heap, stats: &GcStats, now: Nanos, backing: &mut dyn PageBacking) -> Stall {
+        (**self).after_gc(heap, stats, now, backing)
+    }
+    fn is_stock(&self) -> bool {
+        (**self).is_stock()
+    }
+}

@@ -35,7 +35,7 @@
 //!   static fields (ART writes 0 for them).
 
 use crate::backing::PageBacking;
-use crate::heap::{ClassKind, Heap, HeapConfig, HeapError, ObjId, NULL};
+use crate::heap::{ClassKind, Heap, HeapConfig, HeapError, ObjId};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::fmt;
@@ -949,6 +949,84 @@ impl Dump {
         out
     }
 
+    /// The heap model's class name and kind of each dump class.
+    fn class_kinds(&self) -> Vec<(String, ClassKind)> {
+        self.classes
+            .iter()
+            .map(|c| {
+                let kind = if c.name == "java.lang.String" {
+                    ClassKind::String
+                } else if c.name == "java.lang.Class" {
+                    ClassKind::Class
+                } else if let Some(rest) = c.name.strip_prefix('[') {
+                    match rest.as_bytes().first() {
+                        Some(b'L') | Some(b'[') => ClassKind::ObjectArray,
+                        Some(b'J') | Some(b'D') => ClassKind::PrimitiveArray(8),
+                        Some(b'I') | Some(b'F') => ClassKind::PrimitiveArray(4),
+                        Some(b'C') | Some(b'S') => ClassKind::PrimitiveArray(2),
+                        _ => ClassKind::PrimitiveArray(1),
+                    }
+                } else if c.name.ends_with("[]") {
+                    ClassKind::PrimitiveArray(1)
+                } else {
+                    ClassKind::Instance
+                };
+                (c.name.clone(), kind)
+            })
+            .collect()
+    }
+
+    /// The dump as a heap recipe for a simulated app: objects in the order a compacting collector
+    /// copies them from the roots (unreachable objects last; the first GC frees them), with their
+    /// classes, sizes and references.
+    pub fn blueprint(&self) -> crate::blueprint::Blueprint {
+        let order = crate::blueprint::copy_order(self.num_objects(), &self.root_ids(), |o| self.refs_of(o));
+        self.blueprint_in(&order)
+    }
+
+    /// Distinct root objects, ascending.
+    fn root_ids(&self) -> Vec<u32> {
+        let mut roots: Vec<u32> = self.roots.iter().map(|r| r.0).collect();
+        roots.sort_unstable();
+        roots.dedup();
+        roots
+    }
+
+    /// The dump as a heap recipe with objects in `order`.
+    fn blueprint_in(&self, order: &[u32]) -> crate::blueprint::Blueprint {
+        let mut classes: Vec<crate::heap::ClassInfo> = self
+            .class_kinds()
+            .into_iter()
+            .map(|(name, kind)| crate::heap::ClassInfo { name, kind })
+            .collect();
+        let unknown = classes.len() as u32;
+        classes.push(crate::blueprint::class("<unknown class>", ClassKind::Instance));
+        let n = self.num_objects();
+        let class: Vec<u32> = (0..n)
+            .map(|i| {
+                let c = self.obj_class[i];
+                if c == NIL {
+                    return unknown;
+                }
+                let prim_obj = matches!(self.obj_kind[i], ObjKind::PrimitiveArray(_));
+                if prim_obj && !matches!(classes[c as usize].kind, ClassKind::PrimitiveArray(_)) {
+                    unknown
+                } else {
+                    c
+                }
+            })
+            .collect();
+        crate::blueprint::Blueprint::from_parts(
+            classes,
+            &class,
+            &self.obj_size,
+            &self.ref_start,
+            &self.refs,
+            &self.root_ids(),
+            order,
+        )
+    }
+
     /// Load the dump into a [`Heap`] (objects in dump order, references, distinct roots). Returns
     /// the heap and the heap id of each dump object. Pages are not touched (the heap looks freshly
     /// loaded); choose `config.growth_limit` at least [`Dump::total_bytes`].
@@ -959,52 +1037,8 @@ impl Dump {
         backing: &mut B,
     ) -> Result<(Heap, Vec<ObjId>), HeapError> {
         let mut heap = Heap::new(pid, config);
-        let mut hclass = Vec::with_capacity(self.classes.len() + 1);
-        for c in &self.classes {
-            let kind = if c.name == "java.lang.String" {
-                ClassKind::String
-            } else if c.name == "java.lang.Class" {
-                ClassKind::Class
-            } else if let Some(rest) = c.name.strip_prefix('[') {
-                match rest.as_bytes().first() {
-                    Some(b'L') | Some(b'[') => ClassKind::ObjectArray,
-                    Some(b'J') | Some(b'D') => ClassKind::PrimitiveArray(8),
-                    Some(b'I') | Some(b'F') => ClassKind::PrimitiveArray(4),
-                    Some(b'C') | Some(b'S') => ClassKind::PrimitiveArray(2),
-                    _ => ClassKind::PrimitiveArray(1),
-                }
-            } else if c.name.ends_with("[]") {
-                ClassKind::PrimitiveArray(1)
-            } else {
-                ClassKind::Instance
-            };
-            hclass.push(heap.add_class(c.name.clone(), kind));
-        }
-        let unknown = heap.add_class("<unknown class>", ClassKind::Instance);
-        let mut ids = Vec::with_capacity(self.num_objects());
-        for i in 0..self.num_objects() {
-            let c = self.obj_class[i];
-            let mut hc = if c == NIL { unknown } else { hclass[c as usize] };
-            if let ObjKind::PrimitiveArray(_) = self.obj_kind[i] {
-                if !matches!(heap.classes[hc as usize].kind, ClassKind::PrimitiveArray(_)) {
-                    hc = unknown;
-                }
-            }
-            let nrefs = self.ref_start[i + 1] - self.ref_start[i];
-            ids.push(heap.alloc_quiet(0, hc, self.obj_size[i], nrefs, backing)?);
-        }
-        for i in 0..self.num_objects() {
-            for (k, &c) in self.refs_of(i as u32).iter().enumerate() {
-                heap.set_ref_raw(ids[i], k as u32, ids[c as usize]);
-            }
-        }
-        let mut roots: Vec<u32> = self.roots.iter().map(|r| r.0).collect();
-        roots.sort_unstable();
-        roots.dedup();
-        for r in roots {
-            heap.add_root(ids[r as usize]);
-        }
-        let _ = NULL;
+        let order: Vec<u32> = (0..self.num_objects() as u32).collect();
+        let ids = self.blueprint_in(&order).instantiate_quiet(&mut heap, 0, backing)?;
         Ok((heap, ids))
     }
 }

@@ -18,7 +18,9 @@
 //! docs list what is simplified.
 
 pub mod access;
+pub mod app;
 pub mod backing;
+pub mod blueprint;
 pub mod bench;
 pub mod gc;
 pub mod gen;
@@ -28,6 +30,8 @@ pub mod hprof;
 pub mod kernel_backing;
 
 pub use access::{AccessStats, Span};
+pub use app::{JavaApp, JavaParams};
+pub use blueprint::Blueprint;
 pub use backing::{MockBacking, NullBacking, PageBacking};
 pub use gc::{GcCause, GcCosts, GcKind, GcStats};
 pub use heap::{ClassId, ClassKind, Heap, HeapConfig, HeapError, ObjId, NULL};
@@ -133,7 +137,10 @@ impl<H: RuntimeHooks> Runtime<H> {
         };
         cost.main_stall.add(a.stall);
         if a.trigger == heap::Trigger::Concurrent {
+            // The new object is referenced from the allocating thread's stack: a root for this GC.
+            self.heap.add_root(a.id);
             let st = self.collect(now, GcCause::Background, None, backing, ledger);
+            self.heap.roots.pop();
             cost.main_stall.add(Stall {
                 ns: st.pause_ns,
                 psi_ns: 0,

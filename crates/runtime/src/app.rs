@@ -1,0 +1,394 @@
+//! One app process's Java heap as the framework drives it: the runtime ([`Runtime`]) building a
+//! [`Blueprint`] object by object, the app's short-lived allocations, Marvin-style churn of
+//! long-lived objects, and accesses expressed in *logical* heap pages (the app access model's
+//! offsets) that reach the pages where the objects currently are.
+//!
+//! What is modelled:
+//! - **Footprint growth**: [`JavaApp::build_to`] allocates the blueprint's objects in order
+//!   through [`Runtime::alloc`] (touching their pages, triggering concurrent or blocking GCs as
+//!   ART would) and stores each reference as soon as both ends exist (through the write barrier).
+//! - **Short-lived allocation** ([`JavaApp::alloc_garbage`]): objects that die at once, allocated
+//!   at [`JavaParams::fg_alloc_bytes_per_s`] in the foreground, [`JavaParams::bg_alloc_bytes_per_s`]
+//!   in the background and [`JavaParams::launch_alloc_bytes`] per hot launch. They drive GC
+//!   frequency and fresh-page faults. Simplified: they are 4 KiB `byte[]` chunks — a collector
+//!   never visits dead objects, so their number only matters to sweeping, and coarse chunks keep
+//!   hours of simulated allocation cheap.
+//! - **Churn** ([`JavaApp::churn`]): every [`JavaParams::churn_period`], long-lived leaf objects
+//!   holding [`JavaParams::churn_bytes`] are dropped and replaced by new ones of the same class and
+//!   size in the same slot (Marvin §8.3's apps: 20 MB every 5 s). It runs in every app state.
+//! - **Accesses** ([`JavaApp::touch_logical`]): a logical page `p` of the access model covers
+//!   blueprint bytes `[p·scale, (p+1)·scale)`, with `scale` = blueprint bytes / logical pages
+//!   (4096 when the blueprint was sized to the app's Java heap); the objects there pass the
+//!   policy barrier and touch the pages holding those bytes now.
+//!
+//! Default rates are estimates (no paper publishes app allocation rates): 1 MB/s in the
+//! foreground (a scrolling feed allocates a few hundred KB per second of views, strings and
+//! parsed data; ART logs show sticky GCs every few tens of seconds in busy apps), 16 KB/s in the
+//! background, 2 MB per hot launch (activity restart and first frame).
+
+use crate::backing::PageBacking;
+use crate::blueprint::Blueprint;
+use crate::gc::GcStats;
+use crate::heap::{ClassId, ClassKind, HeapConfig, HeapError, ObjId, PAGE_SIZE, NULL};
+use crate::hooks::RuntimeHooks;
+use crate::{Runtime, StepCost};
+use engine::{Actor, CpuLedger, Nanos, SimRng, Stall};
+use kernel::types::{PageIdx, Pid};
+use rand::Rng;
+use serde::Serialize;
+use std::sync::Arc;
+
+/// Size of a short-lived allocation chunk (see module docs).
+pub const GARBAGE_CHUNK: u32 = 4096;
+
+/// Allocation behaviour of an app's Java code (estimates; see module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct JavaParams {
+    /// Short-lived allocation while in the foreground (bytes per second).
+    pub fg_alloc_bytes_per_s: f64,
+    /// Short-lived allocation while in the background (bytes per second).
+    pub bg_alloc_bytes_per_s: f64,
+    /// Short-lived allocation of one hot launch (bytes).
+    pub launch_alloc_bytes: u64,
+    /// Long-lived bytes replaced per churn round (0 = no churn).
+    pub churn_bytes: u64,
+    /// Period of churn rounds.
+    pub churn_period: Nanos,
+}
+
+impl Default for JavaParams {
+    fn default() -> Self {
+        Self {
+            fg_alloc_bytes_per_s: 1e6,
+            bg_alloc_bytes_per_s: 16e3,
+            launch_alloc_bytes: 2_000_000,
+            churn_bytes: 0,
+            churn_period: 0,
+        }
+    }
+}
+
+/// A running app's Java heap.
+pub struct JavaApp {
+    pub rt: Runtime<Box<dyn RuntimeHooks>>,
+    pub bp: Arc<Blueprint>,
+    pub params: JavaParams,
+    /// Heap id of each blueprint object (`NULL` until allocated).
+    ids: Vec<ObjId>,
+    /// Blueprint objects allocated so far (a prefix).
+    built: usize,
+    hclass: Vec<ClassId>,
+    garbage_class: ClassId,
+    /// Blueprint bytes per logical page.
+    scale: f64,
+    logical_pages: u32,
+    /// Churn candidates: leaf objects with exactly one referrer, an earlier object.
+    churnable: Vec<u32>,
+    rng: SimRng,
+    next_churn: Nanos,
+    /// Fractional bytes of short-lived allocation carried between calls.
+    garbage_carry: f64,
+    scratch: Vec<(u32, u32, u32)>,
+    pieces: Vec<(ObjId, u32, u32)>,
+}
+
+impl std::fmt::Debug for JavaApp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JavaApp")
+            .field("pid", &self.rt.pid())
+            .field("built", &self.built)
+            .field("objects", &self.bp.len())
+            .finish()
+    }
+}
+
+impl JavaApp {
+    /// A new, empty heap for process `pid` that will grow into `bp`, seen by the access model as
+    /// `logical_pages` pages.
+    pub fn new(
+        pid: Pid,
+        config: HeapConfig,
+        hooks: Box<dyn RuntimeHooks>,
+        bp: Arc<Blueprint>,
+        logical_pages: u32,
+        params: JavaParams,
+        rng: SimRng,
+        now: Nanos,
+    ) -> Self {
+        let mut rt = Runtime::new(pid, config, hooks);
+        let hclass = bp.register_classes(&mut rt.heap);
+        let garbage_class = rt.heap.class_named("byte[]", ClassKind::PrimitiveArray(1));
+        let scale = bp.total_bytes() as f64 / logical_pages.max(1) as f64;
+        let churnable = if params.churn_bytes > 0 {
+            churn_candidates(&bp)
+        } else {
+            Vec::new()
+        };
+        Self {
+            rt,
+            ids: vec![NULL; bp.len()],
+            built: 0,
+            hclass,
+            garbage_class,
+            scale,
+            logical_pages,
+            churnable,
+            rng,
+            next_churn: if params.churn_bytes > 0 && params.churn_period > 0 {
+                now + params.churn_period
+            } else {
+                Nanos::MAX
+            },
+            garbage_carry: 0.0,
+            scratch: Vec::new(),
+            pieces: Vec::new(),
+            params,
+            bp,
+        }
+    }
+
+    pub fn pid(&self) -> Pid {
+        self.rt.pid()
+    }
+
+    /// Blueprint objects allocated so far.
+    pub fn built_objects(&self) -> usize {
+        self.built
+    }
+
+    /// Logical pages whose first byte is allocated.
+    pub fn built_pages(&self) -> u32 {
+        if self.built >= self.bp.len() {
+            return self.logical_pages;
+        }
+        let bytes = self.bp.start[self.built] as f64;
+        ((bytes / self.scale).ceil() as u32).min(self.logical_pages)
+    }
+
+    /// Whether logical page `p` exists yet (its first byte's object is allocated).
+    pub fn is_built(&self, p: u32) -> bool {
+        p < self.built_pages()
+    }
+
+    /// Allocate blueprint objects until the first `pages` logical pages are built, on the main
+    /// thread starting at `now`. Returns the main thread's cost (allocation faults, GC pauses,
+    /// barrier stalls).
+    pub fn build_to(
+        &mut self,
+        now: Nanos,
+        pages: u32,
+        backing: &mut dyn PageBacking,
+        ledger: &mut CpuLedger,
+    ) -> Result<StepCost, HeapError> {
+        let target = ((pages.min(self.logical_pages) as f64) * self.scale).ceil() as u64;
+        let until = if pages >= self.logical_pages {
+            self.bp.len()
+        } else {
+            self.bp.objects_below(target)
+        };
+        let bp = Arc::clone(&self.bp);
+        let mut cost = StepCost::default();
+        while self.built < until {
+            let i = self.built;
+            let t = now + cost.main_stall.ns;
+            let nslots = bp.ref_start[i + 1] - bp.ref_start[i];
+            let (id, c) = self.rt.alloc(
+                t,
+                self.hclass[bp.class[i] as usize],
+                bp.size[i],
+                nslots,
+                backing,
+                ledger,
+            )?;
+            merge(&mut cost, c);
+            self.ids[i] = id;
+            self.built += 1;
+            // Back references to existing objects: the new object is young, no barrier needed.
+            for (k, &tg) in bp.slots(i as u32).iter().enumerate() {
+                if tg != NULL && (tg as usize) <= i {
+                    self.rt.heap.set_ref_raw(id, k as u32, self.ids[tg as usize]);
+                }
+            }
+            if bp.is_root[i] {
+                self.rt.heap.add_root(id);
+            }
+            // Earlier objects that point here: mutator stores (barrier, remembered set, page touch).
+            for &(s, k) in bp.late_links(i as u32) {
+                let src = self.ids[s as usize];
+                let stall = self.rt.write_ref(t, src, k, id, backing);
+                cost.main_stall.add(stall);
+            }
+        }
+        Ok(cost)
+    }
+
+    /// Allocate `bytes` of short-lived objects on the main thread at `now` (fractions of a chunk
+    /// carry over to the next call).
+    pub fn alloc_garbage(
+        &mut self,
+        now: Nanos,
+        bytes: f64,
+        backing: &mut dyn PageBacking,
+        ledger: &mut CpuLedger,
+    ) -> Result<StepCost, HeapError> {
+        self.garbage_carry += bytes;
+        let mut cost = StepCost::default();
+        while self.garbage_carry >= GARBAGE_CHUNK as f64 {
+            self.garbage_carry -= GARBAGE_CHUNK as f64;
+            let t = now + cost.main_stall.ns;
+            let (_, c) = self
+                .rt
+                .alloc(t, self.garbage_class, GARBAGE_CHUNK, 0, backing, ledger)?;
+            merge(&mut cost, c);
+        }
+        Ok(cost)
+    }
+
+    /// Run the churn rounds due at `now` (see module docs). Returns the main thread's cost and the
+    /// number of rounds run.
+    pub fn churn(
+        &mut self,
+        now: Nanos,
+        backing: &mut dyn PageBacking,
+        ledger: &mut CpuLedger,
+    ) -> Result<(StepCost, u32), HeapError> {
+        let mut cost = StepCost::default();
+        let mut rounds = 0;
+        let bp = Arc::clone(&self.bp);
+        while self.next_churn <= now {
+            let t0 = self.next_churn;
+            self.next_churn += self.params.churn_period;
+            rounds += 1;
+            if self.churnable.is_empty() {
+                continue;
+            }
+            let mut freed = 0u64;
+            let mut tries = 0;
+            while freed < self.params.churn_bytes && tries < 4 * self.churnable.len() {
+                tries += 1;
+                let i = self.churnable[self.rng.gen_range(0..self.churnable.len())];
+                if (i as usize) >= self.built {
+                    continue;
+                }
+                let (s, k) = bp.late_links(i)[0];
+                let src = self.ids[s as usize];
+                let t = t0 + cost.main_stall.ns;
+                cost.main_stall.add(self.rt.write_ref(t, src, k, NULL, backing));
+                let size = bp.size[i as usize];
+                let (id, c) = self.rt.alloc(
+                    t,
+                    self.hclass[bp.class[i as usize] as usize],
+                    size,
+                    0,
+                    backing,
+                    ledger,
+                )?;
+                merge(&mut cost, c);
+                cost.main_stall.add(self.rt.write_ref(t, src, k, id, backing));
+                self.ids[i as usize] = id;
+                freed += size as u64;
+            }
+        }
+        Ok((cost, rounds))
+    }
+
+    /// When the next churn round is due (`Nanos::MAX` if none).
+    pub fn next_churn(&self) -> Nanos {
+        self.next_churn
+    }
+
+    /// Touch logical pages `pages` (offsets into the access model's Java heap) by `actor` at `now`.
+    /// Pages not built yet are skipped.
+    pub fn touch_logical(
+        &mut self,
+        now: Nanos,
+        actor: Actor,
+        pages: &[u32],
+        write: bool,
+        backing: &mut dyn PageBacking,
+    ) -> Stall {
+        self.pieces.clear();
+        let built_end = self.bp.start[self.built];
+        for &p in pages {
+            let lo = (p as f64 * self.scale) as u64;
+            let hi = (((p + 1) as f64 * self.scale) as u64).min(built_end);
+            self.scratch.clear();
+            self.bp.objects_in(lo, hi, &mut self.scratch);
+            for &(i, off, len) in &self.scratch {
+                self.pieces.push((self.ids[i as usize], off, len));
+            }
+        }
+        let pieces = std::mem::take(&mut self.pieces);
+        let st = crate::access::access_bytes(
+            &mut self.rt.heap,
+            &mut self.rt.hooks,
+            now,
+            actor,
+            &pieces,
+            write,
+            backing,
+        );
+        self.pieces = pieces;
+        st.stall
+    }
+
+    /// The app changed state (see [`Runtime::set_foreground`]).
+    pub fn set_foreground(&mut self, now: Nanos, foreground: bool) {
+        self.rt.set_foreground(now, foreground);
+    }
+
+    /// When a scheduled GC is due, if any.
+    pub fn pending_gc(&self) -> Option<Nanos> {
+        self.rt.pending.map(|p| p.0)
+    }
+
+    /// Run a scheduled GC if due.
+    pub fn tick(
+        &mut self,
+        now: Nanos,
+        backing: &mut dyn PageBacking,
+        ledger: &mut CpuLedger,
+    ) -> Option<GcStats> {
+        self.rt.tick(now, backing, ledger)
+    }
+
+    /// Page ranges `(first, n)` of the heap's used regions and large objects (for whole-process
+    /// madvise such as CachedAppOptimizer's compaction).
+    pub fn mapped_ranges(&self) -> Vec<(PageIdx, u32)> {
+        let h = &self.rt.heap;
+        let mut v: Vec<(PageIdx, u32)> = h
+            .regions
+            .iter()
+            .filter(|r| r.state == crate::heap::RegionState::Used && r.top > 0)
+            .map(|r| (r.first_page, r.top.div_ceil(PAGE_SIZE)))
+            .collect();
+        v.extend(h.los.iter().filter(|s| s.obj != NULL).map(|s| (s.first_page, s.pages)));
+        v
+    }
+}
+
+/// Leaf objects (no reference slots) with exactly one referrer, which comes earlier.
+fn churn_candidates(bp: &Blueprint) -> Vec<u32> {
+    let n = bp.len();
+    let mut incoming = vec![0u32; n];
+    for &t in &bp.refs {
+        if t != NULL {
+            incoming[t as usize] += 1;
+        }
+    }
+    (0..n as u32)
+        .filter(|&i| {
+            bp.slots(i).is_empty()
+                && !bp.is_root[i as usize]
+                && incoming[i as usize] == 1
+                && bp.late_links(i).len() == 1
+        })
+        .collect()
+}
+
+fn merge(into: &mut StepCost, c: StepCost) {
+    into.main_stall.add(c.main_stall);
+    if c.gc.is_some() {
+        into.gc = c.gc;
+    }
+}

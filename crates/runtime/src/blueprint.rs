@@ -1,0 +1,257 @@
+//! A heap recipe: the objects of an app's long-lived Java heap (class, size, reference slots,
+//! roots) in allocation order, independent of any running heap.
+//!
+//! Three sources make one: the generators ([`crate::gen::GraphSpec`], the papers' synthetic apps
+//! [`crate::gen::SyntheticSpec`]) and HPROF dumps ([`crate::hprof::Dump`]). Two consumers use it:
+//! [`Blueprint::instantiate_quiet`] loads it into a [`Heap`] at once without touching pages (the
+//! benchmarks, `inspect`), and [`crate::app::JavaApp`] allocates it object by object through the
+//! runtime as the app builds its footprint (so GCs trigger, pages are touched and faults happen as
+//! in the app).
+//!
+//! The blueprint also defines the app's *logical* heap layout: object `i` occupies bytes
+//! `[start(i), start(i+1))` of a contiguous logical space, in allocation order. The app access
+//! model speaks in logical Java-heap pages; [`Blueprint::objects_in`] turns a logical byte range
+//! into the objects (and the byte ranges inside them) it covers, and the runtime maps those to the
+//! pages where the objects *currently* are. Moving objects therefore moves the accesses.
+//!
+//! Objects are ordered so every object comes after at least one object that references it (or is a
+//! root): depth-first from the roots, as the collector copies them ([`copy_order`]), so allocating
+//! them in order and linking each as it is allocated keeps every allocated object reachable.
+
+use crate::backing::PageBacking;
+use crate::heap::{ClassId, ClassInfo, ClassKind, Heap, HeapError, ObjId, NULL};
+use engine::Nanos;
+
+/// The recipe of a heap (see module docs). Object indices are allocation order.
+#[derive(Debug, Clone, Default)]
+pub struct Blueprint {
+    pub classes: Vec<ClassInfo>,
+    /// Class of each object (index into `classes`).
+    pub class: Vec<ClassId>,
+    /// Size of each object in bytes (aligned as [`Heap::aligned`]).
+    pub size: Vec<u32>,
+    /// Reference slots (CSR): object `i`'s slots are `refs[ref_start[i]..ref_start[i+1]]`, each a
+    /// blueprint index or [`NULL`].
+    pub ref_start: Vec<u32>,
+    pub refs: Vec<u32>,
+    /// Root objects (blueprint indices, distinct).
+    pub roots: Vec<u32>,
+    /// Logical byte offset of each object (`n + 1` entries; the last is the total).
+    pub start: Vec<u64>,
+    /// For each object `t`, the slots `(source, slot)` of earlier objects that point to it
+    /// (CSR by `late_start`): they can only be stored once `t` exists.
+    pub late_start: Vec<u32>,
+    pub late: Vec<(u32, u32)>,
+    /// Whether each object is a root (dense, for the allocator).
+    pub is_root: Vec<bool>,
+}
+
+impl Blueprint {
+    /// Build from per-object class/size/slots in the given order (`order[k]` = source index of
+    /// the `k`-th object to allocate); references are source indices.
+    pub fn from_parts(
+        classes: Vec<ClassInfo>,
+        class: &[ClassId],
+        size: &[u32],
+        ref_start: &[u32],
+        refs: &[u32],
+        roots: &[u32],
+        order: &[u32],
+    ) -> Self {
+        let n = order.len();
+        let mut pos = vec![NULL; class.len()];
+        for (k, &o) in order.iter().enumerate() {
+            pos[o as usize] = k as u32;
+        }
+        let mut bp = Blueprint {
+            classes,
+            class: Vec::with_capacity(n),
+            size: Vec::with_capacity(n),
+            ref_start: Vec::with_capacity(n + 1),
+            refs: Vec::with_capacity(refs.len()),
+            start: Vec::with_capacity(n + 1),
+            ..Default::default()
+        };
+        let mut off = 0u64;
+        for &o in order {
+            let o = o as usize;
+            bp.class.push(class[o]);
+            let s = Heap::aligned(size[o]);
+            bp.size.push(s);
+            bp.start.push(off);
+            off += s as u64;
+            bp.ref_start.push(bp.refs.len() as u32);
+            for &t in &refs[ref_start[o] as usize..ref_start[o + 1] as usize] {
+                bp.refs.push(if t == NULL { NULL } else { pos[t as usize] });
+            }
+        }
+        bp.start.push(off);
+        bp.ref_start.push(bp.refs.len() as u32);
+        let mut roots: Vec<u32> = roots
+            .iter()
+            .map(|&r| pos[r as usize])
+            .filter(|&r| r != NULL)
+            .collect();
+        roots.sort_unstable();
+        roots.dedup();
+        bp.is_root = vec![false; n];
+        for &r in &roots {
+            bp.is_root[r as usize] = true;
+        }
+        bp.roots = roots;
+        bp.index_late();
+        bp
+    }
+
+    fn index_late(&mut self) {
+        let n = self.len();
+        let mut count = vec![0u32; n + 1];
+        for s in 0..n {
+            for &t in self.slots(s as u32) {
+                if t != NULL && t > s as u32 {
+                    count[t as usize + 1] += 1;
+                }
+            }
+        }
+        for i in 0..n {
+            count[i + 1] += count[i];
+        }
+        let mut fill = count.clone();
+        let mut late = vec![(0u32, 0u32); count[n] as usize];
+        for s in 0..n {
+            for (k, &t) in self.slots(s as u32).iter().enumerate() {
+                if t != NULL && t > s as u32 {
+                    late[fill[t as usize] as usize] = (s as u32, k as u32);
+                    fill[t as usize] += 1;
+                }
+            }
+        }
+        self.late_start = count;
+        self.late = late;
+    }
+
+    pub fn len(&self) -> usize {
+        self.class.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.class.is_empty()
+    }
+
+    /// Total bytes of all objects.
+    pub fn total_bytes(&self) -> u64 {
+        self.start.last().copied().unwrap_or(0)
+    }
+
+    /// Reference slots of object `i`.
+    #[inline]
+    pub fn slots(&self, i: u32) -> &[u32] {
+        &self.refs[self.ref_start[i as usize] as usize..self.ref_start[i as usize + 1] as usize]
+    }
+
+    /// Earlier objects' slots that point to `t`.
+    #[inline]
+    pub fn late_links(&self, t: u32) -> &[(u32, u32)] {
+        &self.late[self.late_start[t as usize] as usize..self.late_start[t as usize + 1] as usize]
+    }
+
+    /// Number of objects whose logical start is below `bytes` (the objects to allocate to build
+    /// that many bytes of the footprint).
+    pub fn objects_below(&self, bytes: u64) -> usize {
+        self.start[..self.len()].partition_point(|&s| s < bytes)
+    }
+
+    /// Objects overlapping logical bytes `[lo, hi)`, each with the byte range inside the object
+    /// `(object, offset, len)`, appended to `out`.
+    pub fn objects_in(&self, lo: u64, hi: u64, out: &mut Vec<(u32, u32, u32)>) {
+        if hi <= lo || self.is_empty() {
+            return;
+        }
+        // The last object starting at or before `lo`.
+        let mut i = self.start[..self.len()].partition_point(|&s| s <= lo).saturating_sub(1);
+        while i < self.len() && self.start[i] < hi {
+            let (s, e) = (self.start[i], self.start[i + 1]);
+            let a = lo.max(s);
+            let b = hi.min(e);
+            if b > a {
+                out.push((i as u32, (a - s) as u32, (b - a) as u32));
+            }
+            i += 1;
+        }
+    }
+
+    /// Register the blueprint's classes in `heap` (by name); returns the heap class of each.
+    pub fn register_classes(&self, heap: &mut Heap) -> Vec<ClassId> {
+        self.classes
+            .iter()
+            .map(|c| heap.class_named(&c.name, c.kind))
+            .collect()
+    }
+
+    /// Load every object into `heap` at once without touching pages or triggering GCs; returns the
+    /// heap id of each blueprint object.
+    pub fn instantiate_quiet<B: PageBacking + ?Sized>(
+        &self,
+        heap: &mut Heap,
+        now: Nanos,
+        backing: &mut B,
+    ) -> Result<Vec<ObjId>, HeapError> {
+        let hclass = self.register_classes(heap);
+        let mut ids = Vec::with_capacity(self.len());
+        for i in 0..self.len() {
+            let nrefs = self.ref_start[i + 1] - self.ref_start[i];
+            ids.push(heap.alloc_quiet(now, hclass[self.class[i] as usize], self.size[i], nrefs, backing)?);
+        }
+        for i in 0..self.len() {
+            for (k, &t) in self.slots(i as u32).iter().enumerate() {
+                if t != NULL {
+                    heap.set_ref_raw(ids[i], k as u32, ids[t as usize]);
+                }
+            }
+        }
+        for &r in &self.roots {
+            heap.add_root(ids[r as usize]);
+        }
+        Ok(ids)
+    }
+}
+
+/// The order a depth-first collector copies objects in: the roots first, in the given order; then,
+/// popping a LIFO stack, each object's not-yet-seen referents in slot order (each placed when first
+/// seen). Objects unreachable from `starts` come last, in index order. `slots(o)` lists `o`'s
+/// references (`NULL` allowed).
+pub fn copy_order<'a>(n: usize, starts: &[u32], slots: impl Fn(u32) -> &'a [u32]) -> Vec<u32> {
+    let mut seen = vec![false; n];
+    let mut out = Vec::with_capacity(n);
+    let mut stack: Vec<u32> = Vec::new();
+    for &r in starts {
+        if !seen[r as usize] {
+            seen[r as usize] = true;
+            out.push(r);
+            stack.push(r);
+        }
+    }
+    while let Some(o) = stack.pop() {
+        for &c in slots(o) {
+            if c != NULL && !seen[c as usize] {
+                seen[c as usize] = true;
+                out.push(c);
+                stack.push(c);
+            }
+        }
+    }
+    for (o, s) in seen.iter().enumerate() {
+        if !s {
+            out.push(o as u32);
+        }
+    }
+    out
+}
+
+/// Class info helper.
+pub fn class(name: &str, kind: ClassKind) -> ClassInfo {
+    ClassInfo {
+        name: name.to_string(),
+        kind,
+    }
+}
