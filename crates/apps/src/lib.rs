@@ -66,7 +66,57 @@ pub struct AppProfile {
     pub access: AccessParams,
     /// Compressibility mix of the anonymous pages (fractions of pages, summing to 1).
     pub compressibility: Compressibility,
+    /// The Java heap's objects and allocation behaviour (optional; defaults below).
+    #[serde(default)]
+    pub java: JavaSection,
 }
+
+/// `[java]`: what the app's Java heap holds and how its code allocates. Every key is optional.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct JavaSection {
+    /// Long-lived objects of the heap (sized to `anon × java_heap_share`):
+    /// - `"generated"` (default): a generated object graph, sizes shaped after Fleet Fig. 7, depth
+    ///   profile after Fleet §4.2 (`runtime::gen`);
+    /// - `"fleet-512"` / `"fleet-2048"`: Fleet §7.1's synthetic apps (objects of 512 / 2048 B);
+    /// - `"marvin-4k"` / `"marvin-4k-1m"`: Marvin §8.3's apps (4 KiB arrays; or an even mix by
+    ///   bytes of 4 KiB and 1 MiB arrays);
+    /// - the path of an HPROF heap dump (`*.hprof`, HotSpot 1.0.2 or Android 1.0.3; relative to the
+    ///   profile file, or to the working directory for built-in profiles): its objects, sizes,
+    ///   references and roots, scaled onto the access model's Java pages.
+    pub heap: String,
+    /// `android:largeHeap`: the growth limit is the whole heap (`dalvik.vm.heapsize`) instead of
+    /// `dalvik.vm.heapgrowthlimit`.
+    pub large_heap: bool,
+    /// Short-lived allocation in the foreground, MB/s (estimate, `runtime::app`). [0, 1000].
+    pub fg_alloc_mb_per_s: f64,
+    /// Short-lived allocation in the background, MB/s (estimate). [0, 1000].
+    pub bg_alloc_mb_per_s: f64,
+    /// Short-lived allocation of one hot launch, MB (estimate). [0, 4096].
+    pub launch_alloc_mb: f64,
+    /// Long-lived MB replaced every `churn_period_s`, in every app state (Marvin §8.3: 20 MB
+    /// every 5 s). [0, 4096].
+    pub churn_mb: f64,
+    /// Period of churn rounds, seconds. (0, 86400].
+    pub churn_period_s: f64,
+}
+
+impl Default for JavaSection {
+    fn default() -> Self {
+        Self {
+            heap: "generated".into(),
+            large_heap: false,
+            fg_alloc_mb_per_s: 1.0,
+            bg_alloc_mb_per_s: 0.016,
+            launch_alloc_mb: 2.0,
+            churn_mb: 0.0,
+            churn_period_s: 5.0,
+        }
+    }
+}
+
+/// The built-in heap kinds of [`JavaSection::heap`] (anything else is an HPROF path).
+pub const BUILTIN_HEAPS: &[&str] = &["generated", "fleet-512", "fleet-2048", "marvin-4k", "marvin-4k-1m"];
 
 /// `[footprint]`: anonymous and file-backed memory of the app.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -199,6 +249,13 @@ fn mb_to_pages(mb: f64) -> u32 {
     (mb * PAGES_PER_MB).round().clamp(0.0, u32::MAX as f64) as u32
 }
 
+impl JavaSection {
+    /// The HPROF file of `heap`, if it is not a built-in heap kind.
+    pub fn hprof_path(&self) -> Option<&Path> {
+        (!BUILTIN_HEAPS.iter().any(|b| b.eq_ignore_ascii_case(self.heap.trim()))).then(|| Path::new(&self.heap))
+    }
+}
+
 impl AppProfile {
     /// Parses and validates a profile from TOML text; `origin` names the source in errors.
     pub fn from_toml_str(text: &str, origin: &str) -> Result<Self, AppError> {
@@ -215,14 +272,26 @@ impl AppProfile {
         Ok(profile)
     }
 
-    /// Reads, parses and validates a profile file.
+    /// Reads, parses and validates a profile file. A relative HPROF path in `java.heap` is made
+    /// relative to the file's directory.
     pub fn load(path: &Path) -> Result<Self, AppError> {
         let origin = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|e| AppError::Io {
             origin: tomlerr::one_line(&origin),
             message: tomlerr::one_line(&e.to_string()),
         })?;
-        Self::from_toml_str(&text, &origin)
+        let mut p = Self::from_toml_str(&text, &origin)?;
+        p.anchor_heap_path(path);
+        Ok(p)
+    }
+
+    /// Make a relative HPROF path in `java.heap` relative to the directory of `profile_path`.
+    fn anchor_heap_path(&mut self, profile_path: &Path) {
+        if self.java.hprof_path().is_some_and(|h| h.is_relative()) {
+            if let Some(dir) = profile_path.parent() {
+                self.java.heap = dir.join(&self.java.heap).display().to_string();
+            }
+        }
     }
 
     /// A built-in profile by name, case-insensitive (`youtube`, `YouTube`). The error lists the
@@ -245,7 +314,11 @@ impl AppProfile {
             return Self::builtin(name_or_path);
         }
         match std::fs::read_to_string(name_or_path) {
-            Ok(text) => Self::from_toml_str(&text, name_or_path),
+            Ok(text) => {
+                let mut p = Self::from_toml_str(&text, name_or_path)?;
+                p.anchor_heap_path(Path::new(name_or_path));
+                Ok(p)
+            }
             Err(e) => Err(AppError::UnknownBuiltin {
                 name: tomlerr::one_line(name_or_path),
                 known: builtin_names().join(", "),
@@ -368,6 +441,20 @@ impl AppProfile {
             ));
         }
         v.range("footprint", "growth_seconds", f.growth_seconds, 0.0, false, 1e6)?;
+        let j = &self.java;
+        if j.heap.trim().is_empty() || j.heap.chars().any(|c| c.is_control()) {
+            return Err(v.err(
+                "java",
+                "heap",
+                &format!("one of {} or the path of a .hprof file", BUILTIN_HEAPS.join(", ")),
+                &j.heap,
+            ));
+        }
+        v.range("java", "fg_alloc_mb_per_s", j.fg_alloc_mb_per_s, 0.0, true, 1000.0)?;
+        v.range("java", "bg_alloc_mb_per_s", j.bg_alloc_mb_per_s, 0.0, true, 1000.0)?;
+        v.range("java", "launch_alloc_mb", j.launch_alloc_mb, 0.0, true, 4096.0)?;
+        v.range("java", "churn_mb", j.churn_mb, 0.0, true, 4096.0)?;
+        v.range("java", "churn_period_s", j.churn_period_s, 0.0, false, 86400.0)?;
         v.range("footprint", "java_heap_share", f.java_heap_share, 0.0, true, 1.0)?;
         v.range("footprint", "file_mb", f.file_mb, 0.0, true, 65536.0)?;
         let l = &self.launch;

@@ -240,6 +240,15 @@ impl CpuLedger {
         self.by_kind.iter().map(|row| row[cat.index()]).sum()
     }
 
+    /// Add everything `other` recorded.
+    pub fn absorb(&mut self, other: &CpuLedger) {
+        for (a, b) in self.by_kind.iter_mut().zip(other.by_kind.iter()) {
+            for (x, y) in a.iter_mut().zip(b.iter()) {
+                *x += y;
+            }
+        }
+    }
+
     /// Memory-management CPU (everything but the app's own work).
     pub fn memory_management(&self) -> Nanos {
         self.total() - self.by_category(Category::App) - self.by_category(Category::Lifecycle)

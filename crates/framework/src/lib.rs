@@ -25,4 +25,7 @@ pub mod adj;
 pub mod lmkd;
 pub mod sim;
 
-pub use sim::{AccessSets, AppModel, FrameworkHooks, SimConfig, SimOutput, Simulation, UserAction};
+pub use sim::{
+    stock_runtime, AccessSets, AppModel, FrameworkHooks, GcSummary, JavaModel, RuntimeHooksFactory, SimConfig, SimOutput,
+    Simulation, UserAction,
+};

@@ -46,6 +46,9 @@ pub enum KillReason {
     CachedLimit,
     /// Force-stopped by the user (a scenario action).
     User,
+    /// The app's Java heap hit its growth limit even after a blocking GC (an uncaught
+    /// `OutOfMemoryError` ends the process).
+    JavaOom,
 }
 
 impl KillReason {
@@ -63,6 +66,7 @@ impl KillReason {
             KillReason::KernelOom => "kernel_oom",
             KillReason::CachedLimit => "cached_limit",
             KillReason::User => "user",
+            KillReason::JavaOom => "java_oom",
         }
     }
 }

@@ -10,8 +10,10 @@ use kernel::mm::ContentSource;
 use kernel::types::*;
 use kernel::{Kernel, KernelError};
 use rand::Rng;
+use runtime::{Blueprint, HeapConfig, JavaApp, JavaParams, RuntimeHooks};
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// Which pages an app touches in each phase, as offsets into its page space
 /// (`[0, java)` Java heap, then native anon, then file pages).
@@ -26,6 +28,23 @@ pub trait AccessSets {
     fn b1(&self, context: usize) -> &[u32];
     /// Stable background working set B2.
     fn b2(&self) -> &[u32];
+}
+
+/// An app's Java heap: what its long-lived objects are and how its code allocates.
+#[derive(Debug, Clone)]
+pub struct JavaModel {
+    /// Long-lived objects, in allocation order; the access model's Java pages map onto them.
+    pub blueprint: Arc<Blueprint>,
+    pub config: HeapConfig,
+    pub params: JavaParams,
+}
+
+/// Creates each app process's runtime hooks (stock ART, or a policy's), given the app index.
+pub type RuntimeHooksFactory = Box<dyn FnMut(usize) -> Box<dyn RuntimeHooks>>;
+
+/// Stock ART for every app.
+pub fn stock_runtime() -> RuntimeHooksFactory {
+    Box::new(|_| Box::new(runtime::StockArt))
 }
 
 /// An app as the framework needs it (built from an app profile).
@@ -45,6 +64,8 @@ pub struct AppModel {
     pub content_base: ContentId,
     pub content_len: u32,
     pub access: Box<dyn AccessSets>,
+    /// The Java heap (its `java_pages` logical pages are the access model's `[0, java_pages)`).
+    pub java: JavaModel,
 }
 
 impl AppModel {
@@ -143,8 +164,6 @@ pub struct AppView {
     pub pid: Pid,
     pub now: Nanos,
     pub context: usize,
-    pub java_first: PageIdx,
-    pub java_pages: u32,
     pub native_first: PageIdx,
     pub native_pages: u32,
     pub file_first: PageIdx,
@@ -172,6 +191,10 @@ enum Ev {
     FgTick { app: usize, gen: u32 },
     BgTick { app: usize, gen: u32 },
     B1Touch { app: usize, gen: u32 },
+    /// A GC the runtime scheduled (ART's collector transition), for the process incarnation `inc`.
+    JavaGc { app: usize, inc: u64 },
+    /// A churn round of the app's Java code (every state), for the process incarnation `inc`.
+    Churn { app: usize, inc: u64 },
     LmkdPoll,
     Sample,
 }
@@ -179,7 +202,7 @@ enum Ev {
 struct AppRt {
     state: AppState,
     pid: Option<Pid>,
-    java_first: PageIdx,
+    java: Option<JavaApp>,
     native_first: PageIdx,
     file_first: PageIdx,
     /// Anonymous pages built so far (cold start + foreground growth).
@@ -188,7 +211,10 @@ struct AppRt {
     context: usize,
     launches_in_ctx: Vec<u32>,
     last_fg: Nanos,
+    /// Unique per process incarnation (also lmkd's age order).
     lmkd_seq: u64,
+    /// Due time of the runtime GC event already queued.
+    gc_due: Option<Nanos>,
 }
 
 /// Per-app results.
@@ -219,6 +245,29 @@ pub struct Sample {
     pub psi_some_ns: u64,
 }
 
+/// Java garbage collections over a run (all apps).
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct GcSummary {
+    pub collections: u64,
+    pub full: u64,
+    pub sticky: u64,
+    /// Objects visited by the collectors.
+    pub visits: u64,
+    pub bytes_copied: u64,
+    pub bytes_freed: u64,
+    /// GC CPU (also in the CPU ledger under `gc`).
+    pub cpu_ns: u64,
+    /// Time GC threads stalled on page faults (swapped-out heap pages).
+    pub fault_stall_ns: u64,
+    /// Flip pauses of the collections triggered during hot launches (main-thread stalls; a
+    /// blocking collection's full duration is in the launch time too).
+    pub launch_pause_ns: u64,
+    /// Collections triggered during hot launches.
+    pub launch_collections: u64,
+    /// Collections of apps in the background (transition and background allocation/churn).
+    pub background_collections: u64,
+}
+
 /// Everything a run produced (the report layer turns it into JSON/CSV/HTML).
 pub struct SimOutput {
     pub hot_us: Histogram<u64>,
@@ -232,6 +281,7 @@ pub struct SimOutput {
     pub simulated: Nanos,
     /// Foreground main-thread stall outside launches (jank), total.
     pub fg_stall_ns: Nanos,
+    pub gc: GcSummary,
     pub energy_j: f64,
     pub kernel: Kernel,
 }
@@ -258,6 +308,7 @@ pub struct Simulation {
     rt: Vec<AppRt>,
     actions: Vec<UserAction>,
     hooks: Box<dyn FrameworkHooks>,
+    runtime_hooks: RuntimeHooksFactory,
     lmkd: Lmkd,
     q: EventQueue<Ev>,
     rng: SimRng,
@@ -271,6 +322,7 @@ pub struct Simulation {
     kills: BTreeMap<&'static str, u64>,
     samples: Vec<Sample>,
     fg_stall_ns: Nanos,
+    gc: GcSummary,
     end: Nanos,
 }
 
@@ -289,6 +341,7 @@ impl Simulation {
         actions: Vec<UserAction>,
         end: Nanos,
         hooks: Box<dyn FrameworkHooks>,
+        runtime_hooks: RuntimeHooksFactory,
     ) -> Result<Self, String> {
         for a in &actions {
             if let Some(app) = a.app() {
@@ -323,7 +376,7 @@ impl Simulation {
             .map(|a| AppRt {
                 state: AppState::NotRunning,
                 pid: None,
-                java_first: 0,
+                java: None,
                 native_first: 0,
                 file_first: 0,
                 built: 0,
@@ -332,6 +385,7 @@ impl Simulation {
                 launches_in_ctx: vec![0; a.access.contexts().max(1)],
                 last_fg: 0,
                 lmkd_seq: 0,
+                gc_due: None,
             })
             .collect();
         let per_app = apps
@@ -362,6 +416,7 @@ impl Simulation {
             rt,
             actions,
             hooks,
+            runtime_hooks,
             q,
             foreground: None,
             seq: 0,
@@ -373,6 +428,7 @@ impl Simulation {
             kills: BTreeMap::new(),
             samples: Vec::new(),
             fg_stall_ns: 0,
+            gc: GcSummary::default(),
             end,
         })
     }
@@ -384,8 +440,6 @@ impl Simulation {
             pid: r.pid.unwrap_or(NIL),
             now,
             context: r.context,
-            java_first: r.java_first,
-            java_pages: m.java_pages,
             native_first: r.native_first,
             native_pages: m.native_pages,
             file_first: r.file_first,
@@ -393,12 +447,12 @@ impl Simulation {
         }
     }
 
-    /// Page index of offset `off` in `app`'s page space.
+    /// Page index of offset `off` (native or file; Java pages go through the runtime) in `app`'s
+    /// page space.
     fn page_of(&self, app: usize, off: u32) -> PageIdx {
         let (r, m) = (&self.rt[app], &self.apps[app]);
-        if off < m.java_pages {
-            r.java_first + off
-        } else if off < m.java_pages + m.native_pages {
+        debug_assert!(off >= m.java_pages);
+        if off < m.java_pages + m.native_pages {
             r.native_first + off - m.java_pages
         } else {
             r.file_first + off - m.java_pages - m.native_pages
@@ -435,6 +489,8 @@ impl Simulation {
                 Ev::FgTick { app, gen } => self.fg_tick(t, app, gen),
                 Ev::BgTick { app, gen } => self.bg_tick(t, app, gen),
                 Ev::B1Touch { app, gen } => self.b1_touch(t, app, gen),
+                Ev::JavaGc { app, inc } => self.java_gc(t, app, inc),
+                Ev::Churn { app, inc } => self.churn(t, app, inc),
                 Ev::LmkdPoll => self.lmkd_poll(t),
                 Ev::Sample => {
                     self.sample(t);
@@ -447,6 +503,9 @@ impl Simulation {
         }
         self.k.advance_to(self.end);
         self.sample(self.end);
+        for app in 0..self.rt.len() {
+            self.retire_java(app);
+        }
         let cpu_ns = self.k.cpu.total();
         let energy_j = self.device.cpu_energy_nj(cpu_ns) / 1e9
             + self.device.flash_read_energy_nj(self.k.flash.bytes_read) / 1e9
@@ -461,6 +520,7 @@ impl Simulation {
             samples: self.samples,
             simulated: self.end,
             fg_stall_ns: self.fg_stall_ns,
+            gc: self.gc,
             energy_j,
             kernel: self.k,
         }
@@ -476,6 +536,7 @@ impl Simulation {
 
     /// Bookkeeping after a process died (the kernel already freed its memory).
     fn mark_dead(&mut self, _now: Nanos, app: usize, reason: KillReason) {
+        self.retire_java(app);
         let r = &mut self.rt[app];
         r.pid = None;
         r.state = AppState::NotRunning;
@@ -542,9 +603,20 @@ impl Simulation {
         let mut now = t;
         let mut touched = touched;
         let anon = self.apps[app].anon_pages();
+        let java = self.apps[app].java_pages;
         for &off in offs {
-            let idx = self.page_of(app, off);
             now += per;
+            if off < java {
+                let japp = self.rt[app].java.as_mut()?;
+                let s = japp.touch_logical(now, actor, &[off], write, &mut self.k, touched.as_deref_mut());
+                now += s.ns;
+                if !self.alive(pid) {
+                    self.collect_oom_kills(now);
+                    return None;
+                }
+                continue;
+            }
+            let idx = self.page_of(app, off);
             // File mappings (code, resources) are read-only: writes only go to anonymous memory.
             match self.k.access(now, actor, idx, write && off < anon) {
                 Ok(s) => now += s.ns,
@@ -603,7 +675,29 @@ impl Simulation {
         let set = self.apps[app].access.launch_set(ctx, n);
         let work = self.apps[app].hot_resume;
         let mut touched = Vec::with_capacity(set.len());
-        match self.touch(app, now, &set, work, false, Some(&mut touched)) {
+        // The runtime learns the app is jank-perceptible (a pending background GC is cancelled),
+        // then the resumed activity allocates (GC pauses land on the launch).
+        let launch_alloc = self.apps[app].java.params.launch_alloc_bytes as f64;
+        let start = self.with_java(app, now, |j, k, l| {
+            j.set_foreground(now, true);
+            let gcs = j.rt.history.len();
+            let c = j.alloc_garbage(now, launch_alloc, k, l);
+            let new = &j.rt.history[gcs..];
+            (c, new.len() as u64, new.iter().map(|g| g.pause_ns).sum::<u64>())
+        });
+        let start = match start {
+            Some((Ok(c), n, pause)) => {
+                self.gc.launch_collections += n;
+                self.gc.launch_pause_ns += pause;
+                now + c.main_stall.ns
+            }
+            _ => now,
+        };
+        if !self.rt[app].pid.is_some_and(|p| self.alive(p)) {
+            self.collect_oom_kills(start);
+            return self.cold_launch(now, app);
+        }
+        match self.touch(app, start, &set, work, false, Some(&mut touched)) {
             Some(end) => {
                 let us = ((end - now) / 1000).max(1);
                 self.out_hot.record(us).ok();
@@ -624,6 +718,7 @@ impl Simulation {
         let m = &self.apps[app];
         let name = m.name.clone();
         let (java, native, file, threads) = (m.java_pages, m.native_pages, m.file_pages, m.threads);
+        let jm = m.java.clone();
         let src = |seed: u64| ContentSource {
             base: m.content_base,
             len: m.content_len,
@@ -638,19 +733,25 @@ impl Simulation {
         let map = |k: &mut Kernel, pages: u32, kind, exec, s| k.mmap(pid, pages.max(1), kind, exec, s);
         let mapped = (|| {
             Ok::<_, KernelError>((
-                map(&mut self.k, java, PageKind::JavaHeap, false, s1)?,
                 map(&mut self.k, native, PageKind::NativeAnon, false, s2)?,
                 map(&mut self.k, file, PageKind::File, true, s3)?,
             ))
         })();
-        let Ok((jf, nf, ff)) = mapped else {
+        let Ok((nf, ff)) = mapped else {
             self.k.exit(pid);
             return None;
         };
+        // Java heap regions are mapped by the runtime as it grows; their pages get the app's
+        // Java content pool.
+        self.k.set_content_source(pid, s1);
         self.seq += 1;
+        let hooks = (self.runtime_hooks)(app);
+        let rng = RngStreams::new(self.cfg.seed).stream("java", self.seq);
+        let japp = JavaApp::new(pid, jm.config, hooks, jm.blueprint, java, jm.params, rng, now);
+        let churn_at = japp.next_churn();
         let r = &mut self.rt[app];
         r.pid = Some(pid);
-        r.java_first = jf;
+        r.java = Some(japp);
         r.native_first = nf;
         r.file_first = ff;
         r.lmkd_seq = self.seq;
@@ -659,15 +760,28 @@ impl Simulation {
         // Cold launch: build the start footprint (Java then native, proportionally) and read the
         // launch files: the union of context 0's launch set file pages.
         let jstart = (start as u64 * java as u64 / (java + native).max(1) as u64) as u32;
-        let mut offs: Vec<u32> = (0..jstart).chain(java..java + (start - jstart)).collect();
+        let mut offs: Vec<u32> = (java..java + (start - jstart)).collect();
         let set = self.apps[app].access.launch_set(0, 0);
         offs.extend(set.into_iter().filter(|&o| o >= java + native));
         let t0 = now + (self.device.cpu.process_create_ms * NS_PER_MS as f64) as Nanos;
         self.k
             .cpu
             .charge(Actor::AppMain(pid), Category::Lifecycle, t0 - now);
+        if churn_at != Nanos::MAX {
+            let inc = self.rt[app].lmkd_seq;
+            self.q.push(churn_at, Ev::Churn { app, inc });
+        }
+        // The start footprint's Java objects are allocated through the runtime (GCs may run).
+        let built = self.with_java(app, t0, |j, k, l| j.build_to(t0, jstart, k, l));
+        let t1 = match built {
+            Some(Ok(c)) if self.alive(pid) => t0 + c.main_stall.ns,
+            _ => {
+                self.collect_oom_kills(t0);
+                return None;
+            }
+        };
         let work = self.apps[app].cold_init;
-        let end = self.touch(app, t0, &offs, work, true, None)?;
+        let end = self.touch(app, t1, &offs, work, true, None)?;
         let us = ((end - now) / 1000).max(1);
         self.out_cold.record(us).ok();
         self.per_app[app].cold_us.record(us).ok();
@@ -684,6 +798,8 @@ impl Simulation {
         r.gen += 1;
         let gen = r.gen;
         self.set_adj(app, PREVIOUS_APP_ADJ);
+        // ART hears the process state change (stock: a compacting GC 5 s later).
+        self.with_java(app, now, |j, _, _| j.set_foreground(now, false));
         let view = self.view(app, now);
         self.hooks.on_background(&mut self.k, &view);
         self.q
@@ -711,7 +827,7 @@ impl Simulation {
         let built = self.rt[app].built;
         let jbuilt = (built as u64 * m.java_pages as u64 / anon.max(1) as u64) as u32;
         if off < m.java_pages {
-            off < jbuilt
+            self.rt[app].java.as_ref().is_some_and(|j| j.is_built(off))
         } else {
             off - m.java_pages < built - jbuilt
         }
@@ -739,11 +855,13 @@ impl Simulation {
         if rss * 4 < 12_000 {
             return;
         }
-        for (first, pages) in [
-            (v.java_first, v.java_pages),
-            (v.native_first, v.native_pages),
-            (v.file_first, v.file_pages),
-        ] {
+        let mut ranges = self.rt[v.app]
+            .java
+            .as_ref()
+            .map(|j| j.mapped_ranges())
+            .unwrap_or_default();
+        ranges.extend([(v.native_first, v.native_pages), (v.file_first, v.file_pages)]);
+        for (first, pages) in ranges {
             if pages > 0 {
                 self.k.madvise(t, Actor::Kernel, first, pages, Advice::PageOut);
             }
@@ -759,6 +877,7 @@ impl Simulation {
         let m = &self.apps[app];
         let anon = m.anon_pages();
         let mut offs = Vec::new();
+        let mut java_to = None;
         if r.built < anon {
             let ticks = (m.growth / self.cfg.fg_tick).max(1);
             let start = (anon as f64 * m.start_anon_fraction) as u32;
@@ -768,9 +887,11 @@ impl Simulation {
             let jnew = (new_built as u64 * m.java_pages as u64 / anon as u64) as u32;
             let nold = r.built - jold;
             let nnew = new_built - jnew;
-            offs.extend(jold..jnew);
             offs.extend(m.java_pages + nold..m.java_pages + nnew);
             self.rt[app].built = new_built;
+            if jnew > jold {
+                java_to = Some(jnew);
+            }
         }
         let ws = self.apps[app].access.foreground_ws();
         if !ws.is_empty() {
@@ -779,6 +900,20 @@ impl Simulation {
                 offs.push(o);
             }
         }
+        // The Java code allocates: long-lived objects as the footprint grows, short-lived ones at
+        // the foreground rate.
+        let garbage = self.apps[app].java.params.fg_alloc_bytes_per_s * self.cfg.fg_tick as f64 / 1e9;
+        let Some(t) = self.java_step(app, t, |j, k, l| {
+            let mut c = match java_to {
+                Some(p) => j.build_to(t, p, k, l)?,
+                None => Default::default(),
+            };
+            let g = j.alloc_garbage(t + c.main_stall.ns, garbage, k, l)?;
+            c.main_stall.add(g.main_stall);
+            Ok(c)
+        }) else {
+            return;
+        };
         let offs: Vec<u32> = offs.into_iter().filter(|&o| self.is_built(app, o)).collect();
         let write = self.rng.gen_bool(0.3);
         if let Some(end) = self.touch(app, t, &offs, 0, write, None) {
@@ -799,6 +934,10 @@ impl Simulation {
                 offs.push(b2[self.rng.gen_range(0..b2.len())]);
             }
         }
+        let garbage = self.apps[app].java.params.bg_alloc_bytes_per_s * self.cfg.bg_tick as f64 / 1e9;
+        let Some(t) = self.java_step(app, t, |j, k, l| j.alloc_garbage(t, garbage, k, l)) else {
+            return;
+        };
         let offs: Vec<u32> = offs.into_iter().filter(|&o| self.is_built(app, o)).collect();
         if self.touch(app, t, &offs, 0, false, None).is_some() {
             self.q.push(t + self.cfg.bg_tick, Ev::BgTick { app, gen });
@@ -824,6 +963,112 @@ impl Simulation {
             }
             Err(_) => self.collect_oom_kills(now),
         }
+    }
+
+    fn alive(&self, pid: Pid) -> bool {
+        self.k.process(pid).is_some_and(|p| p.alive)
+    }
+
+    /// Run `f` on `app`'s Java heap with the kernel as its page backing (runtime CPU goes to the
+    /// kernel's ledger), then schedule the GC the runtime asked for, if any. `None` if the app
+    /// has no running process.
+    fn with_java<R>(
+        &mut self,
+        app: usize,
+        now: Nanos,
+        f: impl FnOnce(&mut JavaApp, &mut Kernel, &mut engine::CpuLedger) -> R,
+    ) -> Option<R> {
+        let japp = self.rt[app].java.as_mut()?;
+        let mut ledger = engine::CpuLedger::default();
+        let out = f(japp, &mut self.k, &mut ledger);
+        self.k.cpu.absorb(&ledger);
+        if let Some(due) = japp.pending_gc() {
+            let inc = self.rt[app].lmkd_seq;
+            if self.rt[app].gc_due != Some(due) {
+                self.rt[app].gc_due = Some(due);
+                self.q.push(due.max(now), Ev::JavaGc { app, inc });
+            }
+        }
+        Some(out)
+    }
+
+    /// A main-thread step of the app's Java code at `t`: returns when it ends, or `None` if the
+    /// app is not running or died meanwhile (an OOM kill during the step, or its heap is exhausted:
+    /// the app crashes with an `OutOfMemoryError`).
+    fn java_step(
+        &mut self,
+        app: usize,
+        t: Nanos,
+        f: impl FnOnce(&mut JavaApp, &mut Kernel, &mut engine::CpuLedger) -> Result<runtime::StepCost, runtime::HeapError>,
+    ) -> Option<Nanos> {
+        let pid = self.rt[app].pid?;
+        match self.with_java(app, t, f)? {
+            Ok(c) if self.alive(pid) => Some(t + c.main_stall.ns),
+            Ok(_) => {
+                self.collect_oom_kills(t);
+                None
+            }
+            Err(_) => {
+                self.collect_oom_kills(t);
+                self.kill(t, app, KillReason::JavaOom);
+                None
+            }
+        }
+    }
+
+    /// A GC the runtime scheduled (stock: the collector transition 5 s after going to the
+    /// background) runs on the app's GC thread.
+    fn java_gc(&mut self, t: Nanos, app: usize, inc: u64) {
+        if self.rt[app].lmkd_seq != inc || self.rt[app].pid.is_none() {
+            return;
+        }
+        self.rt[app].gc_due = None;
+        let bg = self.rt[app].state != AppState::Foreground;
+        let ran = self.with_java(app, t, |j, k, l| j.tick(t, k, l));
+        if let Some(Some(_)) = ran {
+            if bg {
+                self.gc.background_collections += 1;
+            }
+        }
+        self.collect_oom_kills(t);
+    }
+
+    /// A churn round of the app's Java code (in every app state).
+    fn churn(&mut self, t: Nanos, app: usize, inc: u64) {
+        if self.rt[app].lmkd_seq != inc || self.rt[app].pid.is_none() {
+            return;
+        }
+        let bg = self.rt[app].state != AppState::Foreground;
+        let before = self.rt[app].java.as_ref().map_or(0, |j| j.rt.history.len());
+        let ok = self.java_step(app, t, |j, k, l| j.churn(t, k, l).map(|x| x.0));
+        let Some(j) = self.rt[app].java.as_ref() else { return };
+        if bg {
+            self.gc.background_collections += (j.rt.history.len() - before) as u64;
+        }
+        let next = j.next_churn();
+        if ok.is_some() && next != Nanos::MAX {
+            self.q.push(next, Ev::Churn { app, inc });
+        }
+    }
+
+    /// Drop `app`'s Java heap (its process is gone or the run ended), adding its GCs to the totals.
+    fn retire_java(&mut self, app: usize) {
+        let Some(j) = self.rt[app].java.take() else { return };
+        let g = &mut self.gc;
+        for st in &j.rt.history {
+            g.collections += 1;
+            if st.sticky {
+                g.sticky += 1;
+            } else {
+                g.full += 1;
+            }
+            g.visits += st.visits;
+            g.bytes_copied += st.bytes_copied;
+            g.bytes_freed += st.freed_bytes;
+            g.cpu_ns += st.cpu_ns;
+            g.fault_stall_ns += st.stall_ns;
+        }
+        self.rt[app].gc_due = None;
     }
 
     fn snapshot(&self) -> MemSnapshot {

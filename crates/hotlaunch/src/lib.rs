@@ -11,7 +11,7 @@ use apps::AppProfile;
 use content::ContentStore;
 use device::DeviceProfile;
 use engine::{ms, Nanos, RngStreams, NS_PER_MS, NS_PER_SEC};
-use framework::sim::{AccessSets, AppModel, SimConfig, SimOutput, Simulation, UserAction};
+use framework::sim::{AccessSets, AppModel, JavaModel, SimConfig, SimOutput, Simulation, UserAction};
 use kernel::Kernel;
 use policy::{Policy, SwapDevices, SwapOverrides};
 use rand::Rng;
@@ -201,9 +201,69 @@ fn app_models(spec: &RunSpec, contents: &mut ContentStore) -> anyhow::Result<Vec
                 content_base: range.start,
                 content_len: range.end - range.start,
                 access: Box::new(Access(access)),
+                java: java_model(p, layout.java_pages, &spec.device, seed)?,
             })
         })
         .collect()
+}
+
+/// The Java heap of app `p` with `java_pages` pages (see `apps::JavaSection`): its long-lived
+/// objects, the device's `dalvik.vm.*` heap settings and the app's allocation behaviour.
+pub fn java_model(p: &AppProfile, java_pages: u32, device: &DeviceProfile, seed: u64) -> anyhow::Result<JavaModel> {
+    use runtime::gen::{GraphSpec, SizeDist, SyntheticSpec};
+    let j = &p.java;
+    let bytes = java_pages as u64 * 4096;
+    let synthetic = |mut s: SyntheticSpec| {
+        s.footprint = bytes;
+        s.blueprint()
+    };
+    let blueprint = match j.heap.trim().to_ascii_lowercase().as_str() {
+        "generated" => {
+            let spec = GraphSpec {
+                bytes,
+                sizes: SizeDist::fleet_fig7(),
+                local_refs: runtime::bench::BENCH_LOCAL_REFS,
+                shared_refs: runtime::bench::BENCH_SHARED_REFS,
+                ..GraphSpec::default()
+            };
+            let mut rng = RngStreams::new(seed).stream("java-heap", 0);
+            spec.blueprint(&mut rng)
+        }
+        "fleet-512" => synthetic(SyntheticSpec::fleet(512)),
+        "fleet-2048" => synthetic(SyntheticSpec::fleet(2048)),
+        "marvin-4k" => synthetic(SyntheticSpec::marvin_4k()),
+        "marvin-4k-1m" => synthetic(SyntheticSpec::marvin_mix()),
+        _ => {
+            let path = std::path::Path::new(j.heap.trim());
+            let dump = runtime::hprof::parse_file(path)
+                .with_context(|| format!("app {}: java.heap = {:?}", p.name, j.heap))?;
+            dump.blueprint()
+        }
+    };
+    let mut config = runtime::HeapConfig::for_dram_mb(device.memory.dram_mb);
+    if j.large_heap {
+        config = config.large_heap();
+    }
+    if blueprint.total_bytes() > config.growth_limit {
+        anyhow::bail!(
+            "app {}: its Java heap ({:.0} MiB) exceeds the growth limit ({} MiB); set java.large_heap = true \
+             or lower footprint.java_heap_share",
+            p.name,
+            blueprint.total_bytes() as f64 / (1 << 20) as f64,
+            config.growth_limit >> 20
+        );
+    }
+    Ok(JavaModel {
+        blueprint: std::sync::Arc::new(blueprint),
+        config,
+        params: runtime::JavaParams {
+            fg_alloc_bytes_per_s: j.fg_alloc_mb_per_s * 1e6,
+            bg_alloc_bytes_per_s: j.bg_alloc_mb_per_s * 1e6,
+            launch_alloc_bytes: (j.launch_alloc_mb * 1e6) as u64,
+            churn_bytes: (j.churn_mb * 1e6) as u64,
+            churn_period: (j.churn_period_s * NS_PER_SEC as f64) as Nanos,
+        },
+    })
 }
 
 /// Run `spec` under one policy and return what the simulation measured.
@@ -226,6 +286,7 @@ pub fn run_policy(
         spec.actions.clone(),
         spec.end,
         parts.framework_hooks,
+        parts.runtime_hooks,
     )
     .map_err(anyhow::Error::msg)?;
     Ok(sim.run(progress))

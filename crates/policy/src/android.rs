@@ -80,6 +80,7 @@ impl Policy for Android {
             )?,
             kernel_hooks: KernelHooks::default(),
             framework_hooks: Box::new(StockFramework),
+            runtime_hooks: framework::stock_runtime(),
         })
     }
 }

@@ -1,5 +1,6 @@
 //! Memory-management policies. A policy is one module here that supplies the stack's hook
-//! implementations (kernel reclaim/fault/placement hooks, framework lifecycle hooks) and the swap
+//! implementations (kernel reclaim/fault/placement hooks, framework lifecycle hooks, runtime GC and
+//! barrier hooks) and the swap
 //! devices it runs with; lower layers never know which policy runs.
 //!
 //! Shipped: [`android`] (`android`: LRU reclaim + zram, lmkd) and `android-swap` (the same plus a
@@ -39,6 +40,8 @@ pub struct PolicyParts {
     pub backends: Vec<Box<dyn SwapBackend>>,
     pub kernel_hooks: KernelHooks,
     pub framework_hooks: Box<dyn FrameworkHooks>,
+    /// Each app's managed-runtime hooks (stock ART: [`framework::stock_runtime`]).
+    pub runtime_hooks: framework::RuntimeHooksFactory,
 }
 
 /// A memory-management policy.

@@ -298,7 +298,8 @@ impl JavaApp {
     }
 
     /// Touch logical pages `pages` (offsets into the access model's Java heap) by `actor` at `now`.
-    /// Pages not built yet are skipped.
+    /// Pages not built yet are skipped. The heap pages touched are appended to `touched` if given
+    /// (before the barrier runs: a policy that serves an access itself still reports the page).
     pub fn touch_logical(
         &mut self,
         now: Nanos,
@@ -306,6 +307,7 @@ impl JavaApp {
         pages: &[u32],
         write: bool,
         backing: &mut dyn PageBacking,
+        touched: Option<&mut Vec<PageIdx>>,
     ) -> Stall {
         self.pieces.clear();
         let built_end = self.bp.start[self.built];
@@ -316,6 +318,14 @@ impl JavaApp {
             self.bp.objects_in(lo, hi, &mut self.scratch);
             for &(i, off, len) in &self.scratch {
                 self.pieces.push((self.ids[i as usize], off, len));
+            }
+        }
+        if let Some(out) = touched {
+            for &(o, off, len) in &self.pieces {
+                if self.rt.heap.is_alive(o) {
+                    let (f, n) = self.rt.heap.pages_of_bytes(o, off, len);
+                    out.extend(f..f + n);
+                }
             }
         }
         let pieces = std::mem::take(&mut self.pieces);

@@ -153,6 +153,30 @@ impl HeapConfig {
             ..Self::default()
         }
     }
+
+    /// The `dalvik.vm.*` properties AOSP ships for a phone with `dram_mb` of DRAM: up to 4 GB,
+    /// `phone-xhdpi-4096-dalvik-heap.mk` ([`Self::pixel3`]); above, `phone-xhdpi-6144-dalvik-heap.mk`
+    /// (heapstartsize 16m, heapgrowthlimit 256m, heapsize 512m, heaptargetutilization 0.5,
+    /// heapminfree 8m, heapmaxfree 32m).
+    pub fn for_dram_mb(dram_mb: u64) -> Self {
+        if dram_mb <= 4096 {
+            Self::pixel3()
+        } else {
+            Self {
+                initial_size: 16 << 20,
+                growth_limit: 256 << 20,
+                target_utilization: 0.5,
+                max_free: 32 << 20,
+                ..Self::default()
+            }
+        }
+    }
+
+    /// `android:largeHeap`: the growth limit is the whole heap.
+    pub fn large_heap(mut self) -> Self {
+        self.growth_limit = self.capacity;
+        self
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
