@@ -230,6 +230,10 @@ const BUILTINS: &[(&str, &str)] = &[
     ("AmazonShop", include_str!("../profiles/amazonshop.toml")),
     ("Discord", include_str!("../profiles/discord.toml")),
     ("EmptyActivity", include_str!("../profiles/emptyactivity.toml")),
+    ("Fleet512", include_str!("../profiles/fleet512.toml")),
+    ("Fleet2048", include_str!("../profiles/fleet2048.toml")),
+    ("Marvin4K", include_str!("../profiles/marvin4k.toml")),
+    ("Marvin4K1M", include_str!("../profiles/marvin4k1m.toml")),
 ];
 
 /// Names of the built-in profiles, in a fixed order.

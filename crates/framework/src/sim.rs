@@ -282,6 +282,12 @@ pub struct SimOutput {
     /// Foreground main-thread stall outside launches (jank), total.
     pub fg_stall_ns: Nanos,
     pub gc: GcSummary,
+    /// Most cached (alive, not foreground) apps at any moment (checked at every lifecycle change).
+    pub cached_peak: u32,
+    /// Most apps alive at once (cached + foreground).
+    pub alive_peak: u32,
+    /// Cached apps just before the first kill that was not the user's (`None`: no such kill).
+    pub cached_at_first_kill: Option<u32>,
     pub energy_j: f64,
     pub kernel: Kernel,
 }
@@ -323,6 +329,9 @@ pub struct Simulation {
     samples: Vec<Sample>,
     fg_stall_ns: Nanos,
     gc: GcSummary,
+    cached_peak: u32,
+    alive_peak: u32,
+    cached_at_first_kill: Option<u32>,
     end: Nanos,
 }
 
@@ -429,6 +438,9 @@ impl Simulation {
             samples: Vec::new(),
             fg_stall_ns: 0,
             gc: GcSummary::default(),
+            cached_peak: 0,
+            alive_peak: 0,
+            cached_at_first_kill: None,
             end,
         })
     }
@@ -521,6 +533,9 @@ impl Simulation {
             simulated: self.end,
             fg_stall_ns: self.fg_stall_ns,
             gc: self.gc,
+            cached_peak: self.cached_peak,
+            alive_peak: self.alive_peak,
+            cached_at_first_kill: self.cached_at_first_kill,
             energy_j,
             kernel: self.k,
         }
@@ -536,6 +551,9 @@ impl Simulation {
 
     /// Bookkeeping after a process died (the kernel already freed its memory).
     fn mark_dead(&mut self, _now: Nanos, app: usize, reason: KillReason) {
+        if reason != KillReason::User && self.cached_at_first_kill.is_none() {
+            self.cached_at_first_kill = Some(self.cached_count());
+        }
         self.retire_java(app);
         let r = &mut self.rt[app];
         r.pid = None;
@@ -566,9 +584,20 @@ impl Simulation {
         }
     }
 
+    /// Apps alive and not in the foreground.
+    fn cached_count(&self) -> u32 {
+        self.rt
+            .iter()
+            .filter(|r| r.pid.is_some() && r.state != AppState::Foreground)
+            .count() as u32
+    }
+
     /// Re-rank cached apps in LRU order (most recently used gets the lowest cached adj) and
     /// enforce the cached-process limit.
     fn update_cached(&mut self, now: Nanos) {
+        self.cached_peak = self.cached_peak.max(self.cached_count());
+        let alive = self.rt.iter().filter(|r| r.pid.is_some()).count() as u32;
+        self.alive_peak = self.alive_peak.max(alive);
         let mut cached: Vec<usize> = (0..self.rt.len())
             .filter(|&a| self.rt[a].state == AppState::Background)
             .collect();
@@ -1131,11 +1160,7 @@ impl Simulation {
 
     fn sample(&mut self, t: Nanos) {
         let mi = self.k.meminfo();
-        let cached = self
-            .rt
-            .iter()
-            .filter(|r| r.pid.is_some() && r.state != AppState::Foreground)
-            .count() as u32;
+        let cached = self.cached_count();
         let alive = self.rt.iter().filter(|r| r.pid.is_some()).count() as u32;
         self.samples.push(Sample {
             t,

@@ -366,6 +366,22 @@ pub fn policy_result(policy: &str, out: &SimOutput) -> PolicyResult {
             pages_swapped_in: k.integrity.pages_swapped_in,
             checksum_mismatches: k.integrity.checksum_mismatches,
         },
+        gc: {
+            let g = &out.gc;
+            Gc {
+                collections: g.collections,
+                full: g.full,
+                sticky: g.sticky,
+                background: g.background_collections,
+                objects_visited: g.visits,
+                mb_copied: round3(g.bytes_copied as f64 / (1 << 20) as f64),
+                mb_freed: round3(g.bytes_freed as f64 / (1 << 20) as f64),
+                cpu_ms: round3(ms(g.cpu_ns)),
+                fault_stall_ms: round3(ms(g.fault_stall_ns)),
+                launch_collections: g.launch_collections,
+                launch_pause_ms: round3(ms(g.launch_pause_ns)),
+            }
+        },
         per_app: out
             .per_app
             .iter()

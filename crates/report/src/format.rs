@@ -160,6 +160,16 @@ pub const SUMMARY_ROWS: &[Column<PolicyResult>] = &[
         value: |p| Cell::Num(p.psi.some_ms, 0),
     },
     Column {
+        key: "gc_collections",
+        label: "GCs (background)",
+        value: |p| Cell::Text(format!("{} ({})", p.gc.collections, p.gc.background)),
+    },
+    Column {
+        key: "gc_fault_stall_ms",
+        label: "GC fault stall (ms)",
+        value: |p| Cell::Num(p.gc.fault_stall_ms, 0),
+    },
+    Column {
         key: "pages_swapped_in",
         label: "pages swapped in",
         value: |p| Cell::Int(p.integrity.pages_swapped_in),

@@ -102,6 +102,9 @@ pub struct PolicyResult {
     pub zram: ZramStat,
     /// Swap integrity counters: every swapped-in page is checked against its checksum.
     pub integrity: Integrity,
+    /// Java garbage collection over the run (all apps).
+    #[serde(default)]
+    pub gc: Gc,
     /// Per-app results, in app order of the scenario.
     pub per_app: Vec<AppResult>,
     /// Hot-launch latency CDF: `(ms, fraction of launches ≤ ms)`, at most [`MAX_CDF_POINTS`] points,
@@ -291,6 +294,28 @@ pub struct Integrity {
     pub pages_swapped_in: u64,
     /// Swapped-in pages whose content did not match what was swapped out (must be 0).
     pub checksum_mismatches: u64,
+}
+
+/// Java garbage collections over a run (all apps).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Gc {
+    /// Collections run (full + sticky).
+    pub collections: u64,
+    pub full: u64,
+    pub sticky: u64,
+    /// Collections of apps not in the foreground (collector transitions, background allocation).
+    pub background: u64,
+    /// Objects visited by the collectors.
+    pub objects_visited: u64,
+    pub mb_copied: f64,
+    pub mb_freed: f64,
+    /// GC-thread CPU, ms (also in `cpu_ms.by_category.gc`).
+    pub cpu_ms: f64,
+    /// GC threads' stalls on page faults (swapped-out heap pages), ms.
+    pub fault_stall_ms: f64,
+    /// Collections triggered during hot launches, and their main-thread flip pauses (ms).
+    pub launch_collections: u64,
+    pub launch_pause_ms: f64,
 }
 
 /// Pressure stall information for memory, cumulative milliseconds.

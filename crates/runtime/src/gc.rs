@@ -35,7 +35,8 @@
 //!    max_free)·m` and the next GC is sticky; after a sticky GC, `target = used + max_free·m` if that
 //!    shrinks the target, else `max(used, target)`, and the next GC stays sticky only while the
 //!    sticky GC's throughput × 0.5 (`GetStickyGcThroughputAdjustment` with generational CC) is at
-//!    least the full GCs' mean throughput and `used <= target`. The concurrent GC starts at
+//!    least the full GCs' mean throughput and `used <= concurrent_start_bytes` (the trigger it ran
+//!    at). The concurrent GC starts at
 //!    `concurrent_start_bytes = max(target − remaining, used)`, `remaining` = allocation rate × GC
 //!    duration clamped to [128 KiB, 512 KiB] (`kMin/kMaxConcurrentRemainingBytes`).
 //!
@@ -727,7 +728,9 @@ pub fn grow_for_utilization(heap: &mut Heap, kind: GcKind, st: &GcStats, now: Na
         heap.gc.sticky_count += 1;
         let sticky_tp = throughput(st.freed_bytes, st.duration_ns) * 0.5;
         let full_tp = throughput(heap.gc.full_freed_bytes, heap.gc.full_duration_ns);
-        heap.gc.next_sticky = heap.gc.full_count > 0 && sticky_tp >= full_tp && used <= heap.target_footprint;
+        // ART also requires `bytes_allocated <= concurrent_start_bytes_` (for a concurrent GC), so
+        // sticky GCs that leave the heap above the trigger are followed by a full one.
+        heap.gc.next_sticky = heap.gc.full_count > 0 && sticky_tp >= full_tp && used <= heap.concurrent_start_bytes;
         if used + adj_max < heap.target_footprint {
             used + adj_max
         } else {

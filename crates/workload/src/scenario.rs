@@ -282,6 +282,14 @@ const BUILTINS: &[(&str, &str)] = &[
         include_str!("../scenarios/marvin-fig3-alloc.toml"),
     ),
     ("ismm15-livelab", include_str!("../scenarios/ismm15-livelab.toml")),
+    (
+        "fleet-7.1-capacity",
+        include_str!("../scenarios/fleet-7.1-capacity.toml"),
+    ),
+    (
+        "marvin-8.3-capacity",
+        include_str!("../scenarios/marvin-8.3-capacity.toml"),
+    ),
 ];
 
 /// Names of the built-in scenarios.
