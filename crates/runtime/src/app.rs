@@ -151,6 +151,11 @@ impl JavaApp {
         self.rt.pid()
     }
 
+    /// Heap id of blueprint object `i` (`NULL` if not allocated yet).
+    pub fn id_of(&self, i: u32) -> ObjId {
+        self.ids[i as usize]
+    }
+
     /// Blueprint objects allocated so far.
     pub fn built_objects(&self) -> usize {
         self.built

@@ -1,0 +1,172 @@
+//! The framework-facing Java heap: blueprints built object by object through the runtime (with
+//! GCs running meanwhile) give exactly the blueprint's graph; churn keeps it; logical-page accesses
+//! follow objects when the collector moves them.
+
+use engine::{Actor, CpuLedger, RngStreams};
+use runtime::backing::{MockBacking, MockPage};
+use runtime::gen::{GraphSpec, SyntheticSpec};
+use runtime::{Blueprint, GcCause, GcKind, HeapConfig, JavaApp, JavaParams, NullBacking, StockArt, NULL};
+use std::sync::Arc;
+
+fn small_config() -> HeapConfig {
+    HeapConfig {
+        capacity: 64 << 20,
+        growth_limit: 32 << 20,
+        initial_size: 1 << 20,
+        min_free: 256 << 10,
+        max_free: 1 << 20,
+        ..HeapConfig::default()
+    }
+}
+
+fn generated(bytes: u64, seed: u64) -> Blueprint {
+    let spec = GraphSpec {
+        bytes,
+        local_refs: 0.85,
+        shared_refs: 0.1,
+        ..GraphSpec::default()
+    };
+    spec.blueprint(&mut RngStreams::new(seed).stream("bp", 0))
+}
+
+fn app(bp: Blueprint, pages: u32, params: JavaParams) -> JavaApp {
+    JavaApp::new(
+        1,
+        small_config(),
+        Box::new(StockArt),
+        Arc::new(bp),
+        pages,
+        params,
+        RngStreams::new(5).stream("java", 0),
+        0,
+    )
+}
+
+/// Every blueprint object is alive with its size and its references, after building and GCs.
+fn assert_graph(j: &JavaApp) {
+    let bp = Arc::clone(&j.bp);
+    let h = &j.rt.heap;
+    for i in 0..bp.len() as u32 {
+        let id = j.id_of(i);
+        assert!(h.is_alive(id), "blueprint object {i} is not alive");
+        assert_eq!(h.size(id), bp.size[i as usize], "size of object {i}");
+        let want: Vec<u32> = bp
+            .slots(i)
+            .iter()
+            .map(|&t| if t == NULL { NULL } else { j.id_of(t) })
+            .collect();
+        assert_eq!(h.refs_of(id), &want[..], "references of object {i}");
+    }
+    for &r in &bp.roots {
+        assert!(h.roots.contains(&j.id_of(r)), "root {r} missing");
+    }
+}
+
+#[test]
+fn quiet_instantiation_matches_the_blueprint() {
+    let bp = generated(2 << 20, 1);
+    let mut heap = runtime::Heap::new(1, small_config());
+    let ids = bp.instantiate_quiet(&mut heap, 0, &mut NullBacking::default()).unwrap();
+    assert_eq!(ids.len(), bp.len());
+    assert_eq!(heap.bytes_allocated, bp.total_bytes());
+    for i in 0..bp.len() {
+        let t: Vec<u32> = bp.slots(i as u32).iter().map(|&t| if t == NULL { NULL } else { ids[t as usize] }).collect();
+        assert_eq!(heap.refs_of(ids[i]), &t[..]);
+    }
+    // Every object comes after one that references it, or is a root: allocating in order and
+    // linking at once keeps every object reachable.
+    let mut referenced = vec![false; bp.len()];
+    for i in 0..bp.len() {
+        assert!(bp.is_root[i] || referenced[i] || !bp.late_links(i as u32).is_empty(), "object {i} unreachable when allocated");
+        for &t in bp.slots(i as u32) {
+            if t != NULL {
+                referenced[t as usize] = true;
+            }
+        }
+    }
+}
+
+#[test]
+fn progressive_build_with_gcs_yields_the_blueprint_graph() {
+    let bp = generated(8 << 20, 2);
+    let pages = (bp.total_bytes() / 4096) as u32;
+    let mut j = app(bp, pages, JavaParams::default());
+    let mut b = MockBacking::new(1000);
+    let mut l = CpuLedger::default();
+    // Grow in steps, with short-lived allocation in between (GCs run during the build).
+    for step in 1..=8u32 {
+        j.build_to(step as u64 * 1000, pages * step / 8, &mut b, &mut l).unwrap();
+        j.alloc_garbage(step as u64 * 1000, 3e6, &mut b, &mut l).unwrap();
+    }
+    assert_eq!(j.built_objects(), j.bp.len());
+    assert!(j.rt.history.len() >= 3, "GCs ran during the build: {}", j.rt.history.len());
+    assert_graph(&j);
+    // A full compacting GC keeps it, and frees the garbage.
+    j.rt.collect(9000, GcCause::Explicit, Some(GcKind::Full { compact: true }), &mut b, &mut l);
+    assert_graph(&j);
+    assert_eq!(j.rt.heap.bytes_allocated, j.bp.total_bytes());
+}
+
+#[test]
+fn churn_replaces_leaves_in_place() {
+    let mut spec = SyntheticSpec::marvin_4k();
+    spec.footprint = 8 << 20;
+    let bp = spec.blueprint();
+    let pages = (bp.total_bytes() / 4096) as u32;
+    let params = JavaParams {
+        churn_bytes: 1 << 20,
+        churn_period: 5_000_000_000,
+        fg_alloc_bytes_per_s: 0.0,
+        bg_alloc_bytes_per_s: 0.0,
+        launch_alloc_bytes: 0,
+    };
+    let mut j = app(bp, pages, params);
+    let mut b = MockBacking::new(1000);
+    let mut l = CpuLedger::default();
+    j.build_to(0, pages, &mut b, &mut l).unwrap();
+    let before: Vec<u32> = (0..j.bp.len() as u32).map(|i| j.id_of(i)).collect();
+    let (_, rounds) = j.churn(60_000_000_000, &mut b, &mut l).unwrap();
+    assert_eq!(rounds, 12);
+    assert_graph(&j);
+    let changed = (0..j.bp.len() as u32).filter(|&i| j.id_of(i) != before[i as usize]).count();
+    assert!(changed > 100, "churn replaced {changed} objects");
+    j.rt.collect(61_000_000_000, GcCause::Explicit, Some(GcKind::Full { compact: true }), &mut b, &mut l);
+    assert_eq!(j.rt.heap.bytes_allocated, j.bp.total_bytes(), "replaced objects were freed");
+}
+
+#[test]
+fn logical_pages_follow_objects_the_collector_moves() {
+    let bp = generated(2 << 20, 3);
+    let pages = (bp.total_bytes() / 4096) as u32;
+    let mut j = app(bp, pages, JavaParams::default());
+    let mut b = MockBacking::new(1000);
+    let mut l = CpuLedger::default();
+    j.build_to(0, pages, &mut b, &mut l).unwrap();
+    let logical: Vec<u32> = (0..pages).step_by(7).collect();
+    let mut before = Vec::new();
+    j.touch_logical(1, Actor::AppMain(1), &logical, false, &mut b, Some(&mut before));
+    // Allocate garbage so the compaction moves the long-lived objects, then compact.
+    j.alloc_garbage(2, 4e6, &mut b, &mut l).unwrap();
+    j.rt.collect(3, GcCause::Explicit, Some(GcKind::Full { compact: true }), &mut b, &mut l);
+    let mut after = Vec::new();
+    b.swap_out_all();
+    let faults = b.faults_main;
+    let stall = j.touch_logical(4, Actor::AppMain(1), &logical, false, &mut b, Some(&mut after));
+    assert!(!after.is_empty());
+    assert_ne!(before, after, "the same logical pages map to the objects' new pages");
+    // The touched pages are exactly the ones faulted back in (all were swapped out).
+    after.sort_unstable();
+    after.dedup();
+    assert_eq!(b.faults_main - faults, after.len() as u64);
+    assert_eq!(stall.ns, after.len() as u64 * 1000);
+    for &p in &after {
+        assert_eq!(b.pages[p as usize], MockPage::Resident);
+    }
+    // Unbuilt logical pages touch nothing.
+    let mut j2 = app(generated(2 << 20, 3), pages, JavaParams::default());
+    j2.build_to(0, pages / 2, &mut b, &mut l).unwrap();
+    assert!(j2.is_built(pages / 2 - 1) && !j2.is_built(pages - 1));
+    let mut none = Vec::new();
+    j2.touch_logical(5, Actor::AppMain(1), &[pages - 1], false, &mut b, Some(&mut none));
+    assert!(none.is_empty());
+}
