@@ -169,3 +169,37 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn java_section_defaults_validation_and_hprof_paths() {
+    let base = apps::builtin_toml("Twitter").unwrap();
+    let p = AppProfile::from_toml_str(base, "t.toml").unwrap();
+    assert_eq!(p.java, apps::JavaSection::default());
+    assert!(p.java.hprof_path().is_none());
+    // Bad values name the section and key.
+    for (extra, key) in [
+        ("[java]\nfg_alloc_mb_per_s = -1\n", "java.fg_alloc_mb_per_s"),
+        ("[java]\nchurn_period_s = 0\n", "java.churn_period_s"),
+        ("[java]\nheap = \"\"\n", "java.heap"),
+        ("[java]\nheapp = \"generated\"\n", "heapp"),
+    ] {
+        let e = AppProfile::from_toml_str(&format!("{base}\n{extra}"), "t.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(key) && e.contains("t.toml"), "{extra}: {e}");
+    }
+    // A relative HPROF path is taken relative to the profile file.
+    let dir = std::env::temp_dir().join(format!("hl-java-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("app.toml");
+    std::fs::write(&file, format!("{base}\n[java]\nheap = \"dumps/app.hprof\"\n")).unwrap();
+    let p = AppProfile::load(&file).unwrap();
+    assert_eq!(p.java.hprof_path().unwrap(), dir.join("dumps/app.hprof"));
+    let p = AppProfile::resolve(file.to_str().unwrap()).unwrap();
+    assert_eq!(p.java.hprof_path().unwrap(), dir.join("dumps/app.hprof"));
+    std::fs::remove_dir_all(&dir).ok();
+    // The synthetic apps' heaps are built-in kinds.
+    for n in ["Fleet512", "Fleet2048", "Marvin4K", "Marvin4K1M"] {
+        assert!(AppProfile::builtin(n).unwrap().java.hprof_path().is_none(), "{n}");
+    }
+}
