@@ -116,7 +116,13 @@ impl Default for JavaSection {
 }
 
 /// The built-in heap kinds of [`JavaSection::heap`] (anything else is an HPROF path).
-pub const BUILTIN_HEAPS: &[&str] = &["generated", "fleet-512", "fleet-2048", "marvin-4k", "marvin-4k-1m"];
+pub const BUILTIN_HEAPS: &[&str] = &[
+    "generated",
+    "fleet-512",
+    "fleet-2048",
+    "marvin-4k",
+    "marvin-4k-1m",
+];
 
 /// `[footprint]`: anonymous and file-backed memory of the app.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -256,7 +262,10 @@ fn mb_to_pages(mb: f64) -> u32 {
 impl JavaSection {
     /// The HPROF file of `heap`, if it is not a built-in heap kind.
     pub fn hprof_path(&self) -> Option<&Path> {
-        (!BUILTIN_HEAPS.iter().any(|b| b.eq_ignore_ascii_case(self.heap.trim()))).then(|| Path::new(&self.heap))
+        (!BUILTIN_HEAPS
+            .iter()
+            .any(|b| b.eq_ignore_ascii_case(self.heap.trim())))
+        .then(|| Path::new(&self.heap))
     }
 }
 
@@ -454,8 +463,22 @@ impl AppProfile {
                 &j.heap,
             ));
         }
-        v.range("java", "fg_alloc_mb_per_s", j.fg_alloc_mb_per_s, 0.0, true, 1000.0)?;
-        v.range("java", "bg_alloc_mb_per_s", j.bg_alloc_mb_per_s, 0.0, true, 1000.0)?;
+        v.range(
+            "java",
+            "fg_alloc_mb_per_s",
+            j.fg_alloc_mb_per_s,
+            0.0,
+            true,
+            1000.0,
+        )?;
+        v.range(
+            "java",
+            "bg_alloc_mb_per_s",
+            j.bg_alloc_mb_per_s,
+            0.0,
+            true,
+            1000.0,
+        )?;
         v.range("java", "launch_alloc_mb", j.launch_alloc_mb, 0.0, true, 4096.0)?;
         v.range("java", "churn_mb", j.churn_mb, 0.0, true, 4096.0)?;
         v.range("java", "churn_period_s", j.churn_period_s, 0.0, false, 86400.0)?;

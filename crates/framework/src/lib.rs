@@ -26,6 +26,6 @@ pub mod lmkd;
 pub mod sim;
 
 pub use sim::{
-    stock_runtime, AccessSets, AppModel, FrameworkHooks, GcSummary, JavaModel, RuntimeHooksFactory, SimConfig, SimOutput,
-    Simulation, UserAction,
+    stock_runtime, AccessSets, AppModel, FrameworkHooks, GcSummary, JavaModel, RuntimeHooksFactory,
+    SimConfig, SimOutput, Simulation, UserAction,
 };

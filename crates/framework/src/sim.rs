@@ -187,14 +187,32 @@ impl FrameworkHooks for StockFramework {}
 #[derive(Debug, Clone, Copy)]
 enum Ev {
     Action(usize),
-    TransitionEnd { app: usize, gen: u32 },
-    FgTick { app: usize, gen: u32 },
-    BgTick { app: usize, gen: u32 },
-    B1Touch { app: usize, gen: u32 },
+    TransitionEnd {
+        app: usize,
+        gen: u32,
+    },
+    FgTick {
+        app: usize,
+        gen: u32,
+    },
+    BgTick {
+        app: usize,
+        gen: u32,
+    },
+    B1Touch {
+        app: usize,
+        gen: u32,
+    },
     /// A GC the runtime scheduled (ART's collector transition), for the process incarnation `inc`.
-    JavaGc { app: usize, inc: u64 },
+    JavaGc {
+        app: usize,
+        inc: u64,
+    },
     /// A churn round of the app's Java code (every state), for the process incarnation `inc`.
-    Churn { app: usize, inc: u64 },
+    Churn {
+        app: usize,
+        inc: u64,
+    },
     LmkdPoll,
     Sample,
 }
@@ -1028,7 +1046,11 @@ impl Simulation {
         &mut self,
         app: usize,
         t: Nanos,
-        f: impl FnOnce(&mut JavaApp, &mut Kernel, &mut engine::CpuLedger) -> Result<runtime::StepCost, runtime::HeapError>,
+        f: impl FnOnce(
+            &mut JavaApp,
+            &mut Kernel,
+            &mut engine::CpuLedger,
+        ) -> Result<runtime::StepCost, runtime::HeapError>,
     ) -> Option<Nanos> {
         let pid = self.rt[app].pid?;
         match self.with_java(app, t, f)? {
@@ -1070,7 +1092,9 @@ impl Simulation {
         let bg = self.rt[app].state != AppState::Foreground;
         let before = self.rt[app].java.as_ref().map_or(0, |j| j.rt.history.len());
         let ok = self.java_step(app, t, |j, k, l| j.churn(t, k, l).map(|x| x.0));
-        let Some(j) = self.rt[app].java.as_ref() else { return };
+        let Some(j) = self.rt[app].java.as_ref() else {
+            return;
+        };
         if bg {
             self.gc.background_collections += (j.rt.history.len() - before) as u64;
         }

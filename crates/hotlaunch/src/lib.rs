@@ -209,7 +209,12 @@ fn app_models(spec: &RunSpec, contents: &mut ContentStore) -> anyhow::Result<Vec
 
 /// The Java heap of app `p` with `java_pages` pages (see `apps::JavaSection`): its long-lived
 /// objects, the device's `dalvik.vm.*` heap settings and the app's allocation behaviour.
-pub fn java_model(p: &AppProfile, java_pages: u32, device: &DeviceProfile, seed: u64) -> anyhow::Result<JavaModel> {
+pub fn java_model(
+    p: &AppProfile,
+    java_pages: u32,
+    device: &DeviceProfile,
+    seed: u64,
+) -> anyhow::Result<JavaModel> {
     use runtime::gen::{GraphSpec, SizeDist, SyntheticSpec};
     let j = &p.java;
     let bytes = java_pages as u64 * 4096;

@@ -29,7 +29,7 @@
 use crate::backing::PageBacking;
 use crate::blueprint::Blueprint;
 use crate::gc::GcStats;
-use crate::heap::{ClassId, ClassKind, HeapConfig, HeapError, ObjId, PAGE_SIZE, NULL};
+use crate::heap::{ClassId, ClassKind, HeapConfig, HeapError, ObjId, NULL, PAGE_SIZE};
 use crate::hooks::RuntimeHooks;
 use crate::{Runtime, StepCost};
 use engine::{Actor, CpuLedger, Nanos, SimRng, Stall};
@@ -377,7 +377,12 @@ impl JavaApp {
             .filter(|r| r.state == crate::heap::RegionState::Used && r.top > 0)
             .map(|r| (r.first_page, r.top.div_ceil(PAGE_SIZE)))
             .collect();
-        v.extend(h.los.iter().filter(|s| s.obj != NULL).map(|s| (s.first_page, s.pages)));
+        v.extend(
+            h.los
+                .iter()
+                .filter(|s| s.obj != NULL)
+                .map(|s| (s.first_page, s.pages)),
+        );
         v
     }
 }

@@ -261,7 +261,13 @@ impl TouchBatch {
     pub fn flush<B: PageBacking + ?Sized>(&mut self, b: &mut B) {
         if self.n > 0 {
             // The toucher has been stalled by the earlier runs: this one starts after them.
-            let s = b.touch(self.now + self.stall.ns, self.actor, self.first, self.n, self.write);
+            let s = b.touch(
+                self.now + self.stall.ns,
+                self.actor,
+                self.first,
+                self.n,
+                self.write,
+            );
             self.stall.add(s);
             self.pages += self.n as u64;
             self.n = 0;

@@ -168,7 +168,9 @@ impl Blueprint {
             return;
         }
         // The last object starting at or before `lo`.
-        let mut i = self.start[..self.len()].partition_point(|&s| s <= lo).saturating_sub(1);
+        let mut i = self.start[..self.len()]
+            .partition_point(|&s| s <= lo)
+            .saturating_sub(1);
         while i < self.len() && self.start[i] < hi {
             let (s, e) = (self.start[i], self.start[i + 1]);
             let a = lo.max(s);

@@ -730,7 +730,8 @@ pub fn grow_for_utilization(heap: &mut Heap, kind: GcKind, st: &GcStats, now: Na
         let full_tp = throughput(heap.gc.full_freed_bytes, heap.gc.full_duration_ns);
         // ART also requires `bytes_allocated <= concurrent_start_bytes_` (for a concurrent GC), so
         // sticky GCs that leave the heap above the trigger are followed by a full one.
-        heap.gc.next_sticky = heap.gc.full_count > 0 && sticky_tp >= full_tp && used <= heap.concurrent_start_bytes;
+        heap.gc.next_sticky =
+            heap.gc.full_count > 0 && sticky_tp >= full_tp && used <= heap.concurrent_start_bytes;
         if used + adj_max < heap.target_footprint {
             used + adj_max
         } else {

@@ -549,7 +549,10 @@ impl Heap {
             (self.los[r.addr as usize].first_page, 0)
         } else {
             let a = r.addr;
-            (self.regions[(a >> REGION_SHIFT) as usize].first_page, a & (REGION_SIZE - 1))
+            (
+                self.regions[(a >> REGION_SHIFT) as usize].first_page,
+                a & (REGION_SIZE - 1),
+            )
         };
         let p0 = (start + off) >> PAGE_SHIFT;
         let p1 = (start + end - 1) >> PAGE_SHIFT;

@@ -1038,7 +1038,9 @@ impl Dump {
     ) -> Result<(Heap, Vec<ObjId>), HeapError> {
         let mut heap = Heap::new(pid, config);
         let order: Vec<u32> = (0..self.num_objects() as u32).collect();
-        let ids = self.blueprint_in(&order).instantiate_quiet(&mut heap, 0, backing)?;
+        let ids = self
+            .blueprint_in(&order)
+            .instantiate_quiet(&mut heap, 0, backing)?;
         Ok((heap, ids))
     }
 }

@@ -20,8 +20,8 @@
 pub mod access;
 pub mod app;
 pub mod backing;
-pub mod blueprint;
 pub mod bench;
+pub mod blueprint;
 pub mod gc;
 pub mod gen;
 pub mod heap;
@@ -31,8 +31,8 @@ pub mod kernel_backing;
 
 pub use access::{AccessStats, Span};
 pub use app::{JavaApp, JavaParams};
-pub use blueprint::Blueprint;
 pub use backing::{MockBacking, NullBacking, PageBacking};
+pub use blueprint::Blueprint;
 pub use gc::{GcCause, GcCosts, GcKind, GcStats};
 pub use heap::{ClassId, ClassKind, Heap, HeapConfig, HeapError, ObjId, NULL};
 pub use hooks::{RuntimeHooks, StockArt};

@@ -66,18 +66,27 @@ fn assert_graph(j: &JavaApp) {
 fn quiet_instantiation_matches_the_blueprint() {
     let bp = generated(2 << 20, 1);
     let mut heap = runtime::Heap::new(1, small_config());
-    let ids = bp.instantiate_quiet(&mut heap, 0, &mut NullBacking::default()).unwrap();
+    let ids = bp
+        .instantiate_quiet(&mut heap, 0, &mut NullBacking::default())
+        .unwrap();
     assert_eq!(ids.len(), bp.len());
     assert_eq!(heap.bytes_allocated, bp.total_bytes());
     for i in 0..bp.len() {
-        let t: Vec<u32> = bp.slots(i as u32).iter().map(|&t| if t == NULL { NULL } else { ids[t as usize] }).collect();
+        let t: Vec<u32> = bp
+            .slots(i as u32)
+            .iter()
+            .map(|&t| if t == NULL { NULL } else { ids[t as usize] })
+            .collect();
         assert_eq!(heap.refs_of(ids[i]), &t[..]);
     }
     // Every object comes after one that references it, or is a root: allocating in order and
     // linking at once keeps every object reachable.
     let mut referenced = vec![false; bp.len()];
     for i in 0..bp.len() {
-        assert!(bp.is_root[i] || referenced[i] || !bp.late_links(i as u32).is_empty(), "object {i} unreachable when allocated");
+        assert!(
+            bp.is_root[i] || referenced[i] || !bp.late_links(i as u32).is_empty(),
+            "object {i} unreachable when allocated"
+        );
         for &t in bp.slots(i as u32) {
             if t != NULL {
                 referenced[t as usize] = true;
@@ -95,14 +104,25 @@ fn progressive_build_with_gcs_yields_the_blueprint_graph() {
     let mut l = CpuLedger::default();
     // Grow in steps, with short-lived allocation in between (GCs run during the build).
     for step in 1..=8u32 {
-        j.build_to(step as u64 * 1000, pages * step / 8, &mut b, &mut l).unwrap();
+        j.build_to(step as u64 * 1000, pages * step / 8, &mut b, &mut l)
+            .unwrap();
         j.alloc_garbage(step as u64 * 1000, 3e6, &mut b, &mut l).unwrap();
     }
     assert_eq!(j.built_objects(), j.bp.len());
-    assert!(j.rt.history.len() >= 3, "GCs ran during the build: {}", j.rt.history.len());
+    assert!(
+        j.rt.history.len() >= 3,
+        "GCs ran during the build: {}",
+        j.rt.history.len()
+    );
     assert_graph(&j);
     // A full compacting GC keeps it, and frees the garbage.
-    j.rt.collect(9000, GcCause::Explicit, Some(GcKind::Full { compact: true }), &mut b, &mut l);
+    j.rt.collect(
+        9000,
+        GcCause::Explicit,
+        Some(GcKind::Full { compact: true }),
+        &mut b,
+        &mut l,
+    );
     assert_graph(&j);
     assert_eq!(j.rt.heap.bytes_allocated, j.bp.total_bytes());
 }
@@ -128,10 +148,22 @@ fn churn_replaces_leaves_in_place() {
     let (_, rounds) = j.churn(60_000_000_000, &mut b, &mut l).unwrap();
     assert_eq!(rounds, 12);
     assert_graph(&j);
-    let changed = (0..j.bp.len() as u32).filter(|&i| j.id_of(i) != before[i as usize]).count();
+    let changed = (0..j.bp.len() as u32)
+        .filter(|&i| j.id_of(i) != before[i as usize])
+        .count();
     assert!(changed > 100, "churn replaced {changed} objects");
-    j.rt.collect(61_000_000_000, GcCause::Explicit, Some(GcKind::Full { compact: true }), &mut b, &mut l);
-    assert_eq!(j.rt.heap.bytes_allocated, j.bp.total_bytes(), "replaced objects were freed");
+    j.rt.collect(
+        61_000_000_000,
+        GcCause::Explicit,
+        Some(GcKind::Full { compact: true }),
+        &mut b,
+        &mut l,
+    );
+    assert_eq!(
+        j.rt.heap.bytes_allocated,
+        j.bp.total_bytes(),
+        "replaced objects were freed"
+    );
 }
 
 #[test]
@@ -147,13 +179,22 @@ fn logical_pages_follow_objects_the_collector_moves() {
     j.touch_logical(1, Actor::AppMain(1), &logical, false, &mut b, Some(&mut before));
     // Allocate garbage so the compaction moves the long-lived objects, then compact.
     j.alloc_garbage(2, 4e6, &mut b, &mut l).unwrap();
-    j.rt.collect(3, GcCause::Explicit, Some(GcKind::Full { compact: true }), &mut b, &mut l);
+    j.rt.collect(
+        3,
+        GcCause::Explicit,
+        Some(GcKind::Full { compact: true }),
+        &mut b,
+        &mut l,
+    );
     let mut after = Vec::new();
     b.swap_out_all();
     let faults = b.faults_main;
     let stall = j.touch_logical(4, Actor::AppMain(1), &logical, false, &mut b, Some(&mut after));
     assert!(!after.is_empty());
-    assert_ne!(before, after, "the same logical pages map to the objects' new pages");
+    assert_ne!(
+        before, after,
+        "the same logical pages map to the objects' new pages"
+    );
     // The touched pages are exactly the ones faulted back in (all were swapped out).
     after.sort_unstable();
     after.dedup();
