@@ -27,5 +27,5 @@ pub mod sim;
 
 pub use sim::{
     stock_runtime, AccessSets, AppModel, FrameworkHooks, GcSummary, JavaModel, RuntimeHooksFactory,
-    SimConfig, SimOutput, Simulation, UserAction,
+    SimConfig, SimOutput, Simulation, StackHooks, UserAction,
 };

@@ -10,10 +10,10 @@ use kernel::mm::ContentSource;
 use kernel::types::*;
 use kernel::{Kernel, KernelError};
 use rand::Rng;
-use runtime::{Blueprint, HeapConfig, JavaApp, JavaParams, RuntimeHooks};
+pub use runtime::JavaModel;
+use runtime::{JavaApp, RuntimeHooks};
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 /// Which pages an app touches in each phase, as offsets into its page space
 /// (`[0, java)` Java heap, then native anon, then file pages).
@@ -30,17 +30,14 @@ pub trait AccessSets {
     fn b2(&self) -> &[u32];
 }
 
-/// An app's Java heap: what its long-lived objects are and how its code allocates.
-#[derive(Debug, Clone)]
-pub struct JavaModel {
-    /// Long-lived objects, in allocation order; the access model's Java pages map onto them.
-    pub blueprint: Arc<Blueprint>,
-    pub config: HeapConfig,
-    pub params: JavaParams,
-}
-
 /// Creates each app process's runtime hooks (stock ART, or a policy's), given the app index.
 pub type RuntimeHooksFactory = Box<dyn FnMut(usize) -> Box<dyn RuntimeHooks>>;
+
+/// The policy's hooks into the framework and each app's runtime.
+pub struct StackHooks {
+    pub framework: Box<dyn FrameworkHooks>,
+    pub runtime: RuntimeHooksFactory,
+}
 
 /// Stock ART for every app.
 pub fn stock_runtime() -> RuntimeHooksFactory {
@@ -367,9 +364,12 @@ impl Simulation {
         apps: Vec<AppModel>,
         actions: Vec<UserAction>,
         end: Nanos,
-        hooks: Box<dyn FrameworkHooks>,
-        runtime_hooks: RuntimeHooksFactory,
+        hooks: StackHooks,
     ) -> Result<Self, String> {
+        let StackHooks {
+            framework: hooks,
+            runtime: runtime_hooks,
+        } = hooks;
         for a in &actions {
             if let Some(app) = a.app() {
                 if app >= apps.len() {
@@ -794,7 +794,7 @@ impl Simulation {
         self.seq += 1;
         let hooks = (self.runtime_hooks)(app);
         let rng = RngStreams::new(self.cfg.seed).stream("java", self.seq);
-        let japp = JavaApp::new(pid, jm.config, hooks, jm.blueprint, java, jm.params, rng, now);
+        let japp = JavaApp::new(pid, &jm, hooks, java, rng, now);
         let churn_at = japp.next_churn();
         let r = &mut self.rt[app];
         r.pid = Some(pid);

@@ -290,8 +290,10 @@ pub fn run_policy(
         models,
         spec.actions.clone(),
         spec.end,
-        parts.framework_hooks,
-        parts.runtime_hooks,
+        framework::StackHooks {
+            framework: parts.framework_hooks,
+            runtime: parts.runtime_hooks,
+        },
     )
     .map_err(anyhow::Error::msg)?;
     Ok(sim.run(progress))

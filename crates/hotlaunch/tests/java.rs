@@ -41,7 +41,7 @@ fn collections_run_in_the_foreground_in_launches_and_in_the_background() {
 fn a_gc_over_a_paged_out_heap_swaps_it_back_in_on_the_gc_thread() {
     use engine::{Actor, CpuLedger, RngStreams};
     use runtime::gen::GraphSpec;
-    use runtime::{GcCause, GcKind, HeapConfig, JavaApp, JavaParams, StockArt};
+    use runtime::{GcCause, GcKind, HeapConfig, JavaApp, JavaModel, JavaParams, StockArt};
     let device = device::DeviceProfile::builtin("pixel3").unwrap();
     let parts = policy::by_name("android")
         .unwrap()
@@ -70,16 +70,12 @@ fn a_gc_over_a_paged_out_heap_swaps_it_back_in_on_the_gc_thread() {
     }
     .blueprint(&mut rng);
     let pages = (bp.total_bytes() / 4096) as u32;
-    let mut j = JavaApp::new(
-        pid,
-        HeapConfig::pixel3(),
-        Box::new(StockArt),
-        std::sync::Arc::new(bp),
-        pages,
-        JavaParams::default(),
-        rng,
-        0,
-    );
+    let model = JavaModel {
+        blueprint: std::sync::Arc::new(bp),
+        config: HeapConfig::pixel3(),
+        params: JavaParams::default(),
+    };
+    let mut j = JavaApp::new(pid, &model, Box::new(StockArt), pages, rng, 0);
     let mut l = CpuLedger::default();
     j.build_to(0, pages, &mut k, &mut l).unwrap();
     for (f, n) in j.mapped_ranges() {

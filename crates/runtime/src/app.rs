@@ -68,6 +68,16 @@ impl Default for JavaParams {
     }
 }
 
+/// An app's Java heap as a recipe: its long-lived objects, the heap settings and how its code
+/// allocates. Shared by every process incarnation of the app.
+#[derive(Debug, Clone)]
+pub struct JavaModel {
+    /// Long-lived objects, in allocation order; the access model's Java pages map onto them.
+    pub blueprint: Arc<Blueprint>,
+    pub config: HeapConfig,
+    pub params: JavaParams,
+}
+
 /// A running app's Java heap.
 pub struct JavaApp {
     pub rt: Runtime<Box<dyn RuntimeHooks>>,
@@ -103,19 +113,18 @@ impl std::fmt::Debug for JavaApp {
 }
 
 impl JavaApp {
-    /// A new, empty heap for process `pid` that will grow into `bp`, seen by the access model as
-    /// `logical_pages` pages.
+    /// A new, empty heap for process `pid` that will grow into `model`'s blueprint, seen by the
+    /// access model as `logical_pages` pages.
     pub fn new(
         pid: Pid,
-        config: HeapConfig,
+        model: &JavaModel,
         hooks: Box<dyn RuntimeHooks>,
-        bp: Arc<Blueprint>,
         logical_pages: u32,
-        params: JavaParams,
         rng: SimRng,
         now: Nanos,
     ) -> Self {
-        let mut rt = Runtime::new(pid, config, hooks);
+        let (bp, params) = (Arc::clone(&model.blueprint), model.params);
+        let mut rt = Runtime::new(pid, model.config.clone(), hooks);
         let hclass = bp.register_classes(&mut rt.heap);
         let garbage_class = rt.heap.class_named("byte[]", ClassKind::PrimitiveArray(1));
         let scale = bp.total_bytes() as f64 / logical_pages.max(1) as f64;

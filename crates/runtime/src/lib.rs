@@ -30,7 +30,7 @@ pub mod hprof;
 pub mod kernel_backing;
 
 pub use access::{AccessStats, Span};
-pub use app::{JavaApp, JavaParams};
+pub use app::{JavaApp, JavaModel, JavaParams};
 pub use backing::{MockBacking, NullBacking, PageBacking};
 pub use blueprint::Blueprint;
 pub use gc::{GcCause, GcCosts, GcKind, GcStats};

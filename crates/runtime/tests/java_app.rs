@@ -5,7 +5,9 @@
 use engine::{Actor, CpuLedger, RngStreams};
 use runtime::backing::{MockBacking, MockPage};
 use runtime::gen::{GraphSpec, SyntheticSpec};
-use runtime::{Blueprint, GcCause, GcKind, HeapConfig, JavaApp, JavaParams, NullBacking, StockArt, NULL};
+use runtime::{
+    Blueprint, GcCause, GcKind, HeapConfig, JavaApp, JavaModel, JavaParams, NullBacking, StockArt, NULL,
+};
 use std::sync::Arc;
 
 fn small_config() -> HeapConfig {
@@ -30,13 +32,16 @@ fn generated(bytes: u64, seed: u64) -> Blueprint {
 }
 
 fn app(bp: Blueprint, pages: u32, params: JavaParams) -> JavaApp {
+    let model = JavaModel {
+        blueprint: Arc::new(bp),
+        config: small_config(),
+        params,
+    };
     JavaApp::new(
         1,
-        small_config(),
+        &model,
         Box::new(StockArt),
-        Arc::new(bp),
         pages,
-        params,
         RngStreams::new(5).stream("java", 0),
         0,
     )
