@@ -13,10 +13,20 @@
 //! (swap-ins, flash reads, direct reclaim). The launch ends at its first frame, i.e. at its last
 //! launch-set access.
 //!
+//! Each app's Java heap runs on the managed runtime (`runtime::JavaApp`): a cold launch allocates
+//! its start footprint's objects through the runtime (GCs may run), foreground use grows it to the
+//! steady footprint and allocates short-lived objects (sticky and full GCs at ART's triggers), a
+//! hot launch allocates too (GC pauses land on the launch), leaving the foreground requests ART's
+//! collector transition (a compacting GC 5 s later, which touches the whole heap — swapped pages
+//! fault back in on the GC thread), and churn (Marvin's apps) runs in every state. The access
+//! model's Java pages map to objects, so launch, foreground and background accesses touch the
+//! pages where those objects currently are. Native and file pages stay page-level.
+//!
 //! Simplified: the always-running system (system_server, SurfaceFlinger, persistent services) is
 //! one process holding the device's `memory.system_reserve_mb`, resident and unevictable; the
-//! launcher is not modelled; apps' Java heaps are touched as pages (the managed runtime is not yet
-//! wired into launches, so there are no GC pauses on the critical path).
+//! launcher is not modelled; a GC runs atomically at its start time (the GC thread's work does not
+//! delay the main thread except through its flip pause, or the whole GC when it blocks an
+//! allocation).
 //!
 //! Policies change behaviour through [`FrameworkHooks`] (lifecycle callbacks) and the kernel's
 //! hook traits; the framework never knows which policy runs.

@@ -55,7 +55,7 @@ fn shrink(w: &mut workload::scenario::WorkloadSpec) {
         LiveLab { launches, .. } => *launches = (*launches).min(30),
         LaunchOneMore { rounds, params, .. } => {
             *rounds = (*rounds).min(1);
-            params.use_s = params.use_s.min(60.0);
+            params.use_s = params.use_s.min(20.0);
         }
         RoundRobin { rounds, .. } => *rounds = (*rounds).min(1),
     }
