@@ -92,6 +92,9 @@ pub struct JavaApp {
     /// Blueprint bytes per logical page.
     scale: f64,
     logical_pages: u32,
+    /// For each logical page, the last blueprint object starting at or before its first byte
+    /// (so an access finds its objects without a search).
+    page_obj: Vec<u32>,
     /// Churn candidates: leaf objects with exactly one referrer, an earlier object.
     churnable: Vec<u32>,
     rng: SimRng,
@@ -128,6 +131,15 @@ impl JavaApp {
         let hclass = bp.register_classes(&mut rt.heap);
         let garbage_class = rt.heap.class_named("byte[]", ClassKind::PrimitiveArray(1));
         let scale = bp.total_bytes() as f64 / logical_pages.max(1) as f64;
+        let mut page_obj = Vec::with_capacity(logical_pages as usize);
+        let mut i = 0usize;
+        for p in 0..logical_pages {
+            let lo = (p as f64 * scale) as u64;
+            while i + 1 < bp.len() && bp.start[i + 1] <= lo {
+                i += 1;
+            }
+            page_obj.push(i as u32);
+        }
         let churnable = if params.churn_bytes > 0 {
             churn_candidates(&bp)
         } else {
@@ -141,6 +153,7 @@ impl JavaApp {
             garbage_class,
             scale,
             logical_pages,
+            page_obj,
             churnable,
             rng,
             next_churn: if params.churn_bytes > 0 && params.churn_period > 0 {
@@ -329,7 +342,8 @@ impl JavaApp {
             let lo = (p as f64 * self.scale) as u64;
             let hi = (((p + 1) as f64 * self.scale) as u64).min(built_end);
             self.scratch.clear();
-            self.bp.objects_in(lo, hi, &mut self.scratch);
+            let first = self.page_obj.get(p as usize).map_or_else(|| self.bp.object_at(lo), |&i| i as usize);
+            self.bp.objects_in_from(first, lo, hi, &mut self.scratch);
             for &(i, off, len) in &self.scratch {
                 self.pieces.push((self.ids[i as usize], off, len));
             }

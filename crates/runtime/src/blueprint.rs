@@ -164,13 +164,23 @@ impl Blueprint {
     /// Objects overlapping logical bytes `[lo, hi)`, each with the byte range inside the object
     /// `(object, offset, len)`, appended to `out`.
     pub fn objects_in(&self, lo: u64, hi: u64, out: &mut Vec<(u32, u32, u32)>) {
+        self.objects_in_from(self.object_at(lo), lo, hi, out)
+    }
+
+    /// Index of the last object starting at or before logical byte `b` (0 if none).
+    pub fn object_at(&self, b: u64) -> usize {
+        self.start[..self.len()]
+            .partition_point(|&s| s <= b)
+            .saturating_sub(1)
+    }
+
+    /// [`Self::objects_in`] with the search started at object `first` (at or before the object
+    /// holding `lo`, e.g. from [`Self::object_at`]).
+    pub fn objects_in_from(&self, first: usize, lo: u64, hi: u64, out: &mut Vec<(u32, u32, u32)>) {
         if hi <= lo || self.is_empty() {
             return;
         }
-        // The last object starting at or before `lo`.
-        let mut i = self.start[..self.len()]
-            .partition_point(|&s| s <= lo)
-            .saturating_sub(1);
+        let mut i = first;
         while i < self.len() && self.start[i] < hi {
             let (s, e) = (self.start[i], self.start[i + 1]);
             let a = lo.max(s);
