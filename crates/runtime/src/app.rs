@@ -342,7 +342,10 @@ impl JavaApp {
             let lo = (p as f64 * self.scale) as u64;
             let hi = (((p + 1) as f64 * self.scale) as u64).min(built_end);
             self.scratch.clear();
-            let first = self.page_obj.get(p as usize).map_or_else(|| self.bp.object_at(lo), |&i| i as usize);
+            let first = self
+                .page_obj
+                .get(p as usize)
+                .map_or_else(|| self.bp.object_at(lo), |&i| i as usize);
             self.bp.objects_in_from(first, lo, hi, &mut self.scratch);
             for &(i, off, len) in &self.scratch {
                 self.pieces.push((self.ids[i as usize], off, len));
