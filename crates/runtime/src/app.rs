@@ -227,7 +227,7 @@ impl JavaApp {
                 backing,
                 ledger,
             )?;
-            merge(&mut cost, c);
+            cost.merge(c);
             self.ids[i] = id;
             self.built += 1;
             // Back references to existing objects: the new object is young, no barrier needed.
@@ -266,7 +266,7 @@ impl JavaApp {
             let (_, c) = self
                 .rt
                 .alloc(t, self.garbage_class, GARBAGE_CHUNK, 0, backing, ledger)?;
-            merge(&mut cost, c);
+            cost.merge(c);
         }
         Ok(cost)
     }
@@ -310,7 +310,7 @@ impl JavaApp {
                     backing,
                     ledger,
                 )?;
-                merge(&mut cost, c);
+                cost.merge(c);
                 cost.main_stall.add(self.rt.write_ref(t, src, k, id, backing));
                 self.ids[i as usize] = id;
                 freed += size as u64;
@@ -430,11 +430,4 @@ fn churn_candidates(bp: &Blueprint) -> Vec<u32> {
                 && bp.late_links(i).len() == 1
         })
         .collect()
-}
-
-fn merge(into: &mut StepCost, c: StepCost) {
-    into.main_stall.add(c.main_stall);
-    if c.gc.is_some() {
-        into.gc = c.gc;
-    }
 }

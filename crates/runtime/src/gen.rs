@@ -566,10 +566,10 @@ impl SyntheticApp {
                     )?;
                     rt.heap.add_root(hid);
                     app.holders.push(hid);
-                    merge(&mut cost, c);
+                    cost.merge(c);
                 }
                 let (id, c) = rt.alloc(now, data_class, size, 0, backing, ledger)?;
-                merge(&mut cost, c);
+                cost.merge(c);
                 cost.main_stall
                     .add(rt.write_ref(now, app.holders[h as usize], s, id, backing));
                 app.slots.push((h, s));
@@ -604,7 +604,7 @@ impl SyntheticApp {
                 let holder = self.holders[h as usize];
                 cost.main_stall.add(rt.write_ref(t, holder, s, NULL, backing));
                 let (id, c) = rt.alloc(t, self.data_class, size, 0, backing, ledger)?;
-                merge(&mut cost, c);
+                cost.merge(c);
                 cost.main_stall.add(rt.write_ref(t, holder, s, id, backing));
                 freed += size as u64;
             }
@@ -620,12 +620,5 @@ impl SyntheticApp {
             .iter()
             .map(|&(h, s)| heap.refs_of(self.holders[h as usize])[s as usize])
             .collect()
-    }
-}
-
-fn merge(into: &mut StepCost, c: StepCost) {
-    into.main_stall.add(c.main_stall);
-    if c.gc.is_some() {
-        into.gc = c.gc;
     }
 }

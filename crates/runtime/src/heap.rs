@@ -525,17 +525,32 @@ impl Heap {
     /// Global page range `(first, n)` covering the object with record `r`.
     #[inline(always)]
     pub fn pages_in(&self, r: &ObjRec) -> (PageIdx, u32) {
+        self.byte_pages(r, 0, r.size)
+    }
+
+    /// First page of the mapping holding the object with record `r` (its region, or its own
+    /// large-object mapping) and the object's byte offset in it.
+    #[inline(always)]
+    fn mapping_of(&self, r: &ObjRec) -> (PageIdx, u32) {
         if r.flags & oflags::LARGE != 0 {
-            let s = self.los[r.addr as usize];
-            (s.first_page, s.pages)
+            (self.los[r.addr as usize].first_page, 0)
         } else {
             let a = r.addr;
-            let reg = &self.regions[(a >> REGION_SHIFT) as usize];
-            let off = a & (REGION_SIZE - 1);
-            let p0 = off >> PAGE_SHIFT;
-            let p1 = (off + r.size - 1) >> PAGE_SHIFT;
-            (reg.first_page + p0, p1 - p0 + 1)
+            (
+                self.regions[(a >> REGION_SHIFT) as usize].first_page,
+                a & (REGION_SIZE - 1),
+            )
         }
+    }
+
+    /// Global page range `(first, n)` of bytes `[off, off + len)` (`len ≥ 1`, inside the object)
+    /// of the object with record `r`.
+    #[inline(always)]
+    fn byte_pages(&self, r: &ObjRec, off: u32, len: u32) -> (PageIdx, u32) {
+        let (base, start) = self.mapping_of(r);
+        let p0 = (start + off) >> PAGE_SHIFT;
+        let p1 = (start + off + len - 1) >> PAGE_SHIFT;
+        (base + p0, p1 - p0 + 1)
     }
 
     /// Global page range `(first, n)` covering bytes `[off, off + len)` of object `o` (clamped to
@@ -544,19 +559,7 @@ impl Heap {
     pub fn pages_of_bytes(&self, o: ObjId, off: u32, len: u32) -> (PageIdx, u32) {
         let r = &self.recs[o as usize];
         let off = off.min(r.size.saturating_sub(1));
-        let end = off + len.clamp(1, r.size - off);
-        let (base, start) = if r.flags & oflags::LARGE != 0 {
-            (self.los[r.addr as usize].first_page, 0)
-        } else {
-            let a = r.addr;
-            (
-                self.regions[(a >> REGION_SHIFT) as usize].first_page,
-                a & (REGION_SIZE - 1),
-            )
-        };
-        let p0 = (start + off) >> PAGE_SHIFT;
-        let p1 = (start + end - 1) >> PAGE_SHIFT;
-        (base + p0, p1 - p0 + 1)
+        self.byte_pages(r, off, len.clamp(1, r.size - off))
     }
 
     /// Global page of the object's header.
@@ -568,12 +571,8 @@ impl Heap {
     /// Global page of the header of the object with record `r`.
     #[inline(always)]
     pub fn header_page_in(&self, r: &ObjRec) -> PageIdx {
-        if r.flags & oflags::LARGE != 0 {
-            self.los[r.addr as usize].first_page
-        } else {
-            let a = r.addr;
-            self.regions[(a >> REGION_SHIFT) as usize].first_page + ((a & (REGION_SIZE - 1)) >> PAGE_SHIFT)
-        }
+        let (base, start) = self.mapping_of(r);
+        base + (start >> PAGE_SHIFT)
     }
 
     /// Whether an object of this class and size goes to the large-object space.

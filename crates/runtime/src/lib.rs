@@ -61,6 +61,16 @@ pub struct StepCost {
     pub gc: Option<GcStats>,
 }
 
+impl StepCost {
+    /// Add a later step's cost: stalls add up, the latest GC is kept.
+    pub fn merge(&mut self, c: StepCost) {
+        self.main_stall.add(c.main_stall);
+        if c.gc.is_some() {
+            self.gc = c.gc;
+        }
+    }
+}
+
 impl<H: RuntimeHooks> Runtime<H> {
     pub fn new(pid: u32, config: HeapConfig, hooks: H) -> Self {
         Self {
