@@ -13,28 +13,28 @@
 //!    it is *unevacuated* (objects stay, dead ones leave holes).
 //! 3. **Trace** from the roots (plus, for sticky GCs, the remembered set of old objects written since
 //!    the last GC) with an explicit mark stack, or BFS with depth if the policy asks. Marks are a
-//!    bitmap over object ids; the mark stack holds each pending object's reference-slot range, so
-//!    scanning it does not reload its record, and its slots are prefetched when it is pushed. An object is
-//!    copied at the moment it is first marked (as CC does when it first sees a from-space reference),
-//!    into the to-space region of the group the policy returns. Every visit touches the object's
-//!    pages through the [`PageBacking`] as `Actor::AppGc(pid)`: a copied object is read at its old
-//!    pages and written at its new ones; an object marked in place is read at its header page, and
-//!    at all its pages if it has reference fields (the GC scans them, and writes them: CC updates
-//!    references to moved objects in place). Primitive arrays marked in place touch only their
-//!    header page. Consecutive touches of the same page are coalesced (a read of a page inside a
-//!    pending write run is absorbed by it). Full DFS GCs with stock hooks
-//!    ([`RuntimeHooks::is_stock`]) run a specialised loop with the same visit order and effects;
-//!    on a backing whose touches are free ([`PageBacking::touches_are_free`], e.g. `NullBacking`)
-//!    it skips the touches of objects marked in place. That loop pops a slot range and, for each
-//!    non-NULL slot, tests and sets the child's mark bit (the current bitmap word kept in a
-//!    register), then, if the bit was clear, reads the child's record and pushes its slot range.
-//!    It branches on the mark test on purpose: in a DFS the object popped next is usually the
-//!    child pushed last, so the trace is one long dependency chain (slots → record → slots), and
-//!    branch-free variants (batched or SIMD mark tests over a slot range, masked visits) put the
-//!    mark-word loads on that chain and measured slower than the mispredicted branches they
-//!    remove. Mispredicted branches (mark, NULL and loop-exit tests) are about half its time on
-//!    the bench heap: a small heap traced again and again, whose branch outcomes the predictor
-//!    learns, traces ~2× faster per object than after the predictor's state is disturbed.
+//!    bitmap over object ids; the mark stack holds object ids. An object in an evacuated region is
+//!    copied at the moment it is first marked (as CC does when it first sees a from-space
+//!    reference), into the to-space region of the group the policy returns: it is read at its old
+//!    pages and written at its new ones. An object marked in place (unevacuated region, large-object
+//!    space) is pushed and read when it is scanned, as CC's `Scan` reads it: all its pages if it has
+//!    reference fields (the GC scans them, and writes them: CC updates references to moved objects
+//!    in place), else its header page only. Every touch goes through the [`PageBacking`] as
+//!    `Actor::AppGc(pid)`; consecutive touches of the same page are coalesced (a read of a page
+//!    inside a pending write run is absorbed by it).
+//!
+//!    Full DFS GCs with stock hooks ([`RuntimeHooks::is_stock`]) run a specialised loop with the
+//!    same order and effects (a test compares the two, page operation by page operation). It
+//!    marks a scanned object's slots with a branch-free test-and-set: a NULL slot maps to a
+//!    sentinel id whose mark bit is set for the trace, every slot's id is written at the stack top,
+//!    and the top advances only when the bit was clear; objects marked in place are visited when
+//!    popped. Objects of evacuated regions are recognised at first marking through a per-GC bitmap
+//!    (built only when some region is evacuated) and copied then. Tracing is bound by branch
+//!    mispredictions: a mark test that branches mispredicts on about half the references (46% of
+//!    the bench heap's references find their object already marked), which the branch-free form
+//!    removes; the remaining misprediction is the end of each object's slot loop. On a backing
+//!    whose touches are free ([`PageBacking::touches_are_free`], e.g. `NullBacking`) the loop skips
+//!    the touches of objects marked in place.
 //! 4. **Reclaim**: evacuated regions are freed and their pages released (`ClearFromSpace` →
 //!    `madvise(DONTNEED)`); dead large objects are unmapped; unevacuated regions take their live
 //!    bytes from marking (`RegionSpace::AddLiveBytes`) and walk their objects only when some were
@@ -201,30 +201,23 @@ struct RegMark {
     bytes: u32,
 }
 
-/// An object waiting on the mark stack to be scanned: its reference slots `refs[start..start+len]`
-/// (captured when it was marked, so scanning it does not reload its record).
-type Pending = (u32, u32);
-
-/// Prefetch the cache line at `p` (a hint: it never faults, whatever the address).
-#[inline(always)]
-fn prefetch<T>(p: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: `prefetcht0` is a hint that never faults or changes memory, for any address; SSE is
-    // part of the x86_64 baseline.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p as *const i8)
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
+/// An object waiting on the mark stack to be scanned: its id, with the [`VISITED`] and [`TOUCH`]
+/// flags in the top bits (ids stay below 2^30: a heap of at most 4 GiB holds at most 2^29 objects
+/// of 8 bytes).
+type Entry = u32;
+/// The id bits of an [`Entry`].
+const ID_BITS: Entry = (1 << 30) - 1;
+/// The object's mark-time visit already ran (policy hooks, accounting, copy). Clear only for
+/// objects the stock loop marked in place, whose visit runs when they are scanned.
+const VISITED: Entry = 1 << 31;
+/// Touch the object's pages in place when scanning it.
+const TOUCH: Entry = 1 << 30;
 
 struct Tracer<'a, H: RuntimeHooks + ?Sized> {
     heap: &'a mut Heap,
     /// The heap's object records (taken out of the heap for the trace: the heap methods the
     /// tracer calls while it runs never read them).
     recs: Vec<ObjRec>,
-    /// Base of the heap's slot array (taken out of the heap for the trace), for prefetching.
-    refs_base: *const ObjId,
     hooks: &'a mut H,
     backing: &'a mut dyn PageBacking,
     batch: TouchBatch,
@@ -266,7 +259,7 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
     /// First reference to `o` in this trace (a root): mark it and, if it is in the collected set,
     /// copy or touch it. Returns its slots if it must be scanned.
     #[inline(always)]
-    fn reach(&mut self, o: ObjId, depth: u32) -> Option<Pending> {
+    fn reach(&mut self, o: ObjId, depth: u32) -> Option<Entry> {
         if test_and_set(&mut self.mark, o) && self.collected(o) {
             self.visit(o, depth)
         } else {
@@ -274,10 +267,10 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
         }
     }
 
-    /// Visit `o` (newly marked, in the collected set): copy or touch it; returns its slots if it
-    /// must be scanned.
+    /// Visit `o` (newly marked, in the collected set): run the hooks and copy it if its region is
+    /// evacuated; returns its mark-stack entry if it must be scanned or touched in place.
     #[inline(always)]
-    fn visit(&mut self, o: ObjId, depth: u32) -> Option<Pending> {
+    fn visit(&mut self, o: ObjId, depth: u32) -> Option<Entry> {
         let heap = &*self.heap;
         self.st.visits += 1;
         let rec = self.recs[o as usize];
@@ -292,29 +285,50 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
             self.recs[o as usize].meta = meta;
         }
         let evac = !large && self.regs[region as usize].role == ROLE_EVAC;
+        let mut touch = false;
         if evac {
+            // Copied now (touching its old and new pages), as CC copies at the first reference.
             self.copy(o, group);
-        } else if !large {
-            let m = &mut self.regs[region as usize];
-            m.objs += 1;
-            m.bytes += rec.size;
-        }
-        if !evac && mode == VisitMode::Normal {
-            if rec.ref_len > 0 {
-                let (f, n) = self.heap.pages_in(&rec);
-                self.batch.touch(self.backing, f, n, true);
-            } else {
-                let p = self.heap.header_page_in(&rec);
-                self.batch.touch(self.backing, p, 1, false);
-            }
-        }
-        if rec.ref_len > 0 && mode != VisitMode::Opaque {
-            // It is scanned soon (the mark stack is LIFO): start loading its slots.
-            prefetch(self.refs_base.wrapping_add(rec.ref_start as usize));
-            Some((rec.ref_start, rec.ref_len))
         } else {
-            None
+            if !large {
+                let m = &mut self.regs[region as usize];
+                m.objs += 1;
+                m.bytes += rec.size;
+            }
+            // Marked in place: read when scanned.
+            touch = mode == VisitMode::Normal;
         }
+        let scan = rec.ref_len > 0 && mode != VisitMode::Opaque;
+        (scan || touch).then_some(o | VISITED | if touch { TOUCH } else { 0 })
+    }
+
+    /// Touch the pages of an object scanned in place: all of them if it has reference fields (the
+    /// GC reads them, and writes them: CC updates references to moved objects in place), else its
+    /// header page.
+    #[inline(always)]
+    fn touch_in_place(&mut self, rec: &ObjRec) {
+        if rec.ref_len > 0 {
+            let (f, n) = self.heap.pages_in(rec);
+            self.batch.touch(self.backing, f, n, true);
+        } else {
+            let p = self.heap.header_page_in(rec);
+            self.batch.touch(self.backing, p, 1, false);
+        }
+    }
+
+    /// Scan the object of mark-stack entry `e` (touching it first if the entry says so), pushing
+    /// the objects that must be scanned in turn onto `out`.
+    #[inline(always)]
+    fn scan_entry(&mut self, refs: &[ObjId], e: Entry, depth: u32, out: &mut Vec<Entry>) {
+        let rec = self.recs[(e & ID_BITS) as usize];
+        if e & TOUCH != 0 {
+            self.touch_in_place(&rec);
+        }
+        self.scan(
+            &refs[rec.ref_start as usize..][..rec.ref_len as usize],
+            depth,
+            out,
+        );
     }
 
     fn copy(&mut self, o: ObjId, group: u8) {
@@ -359,79 +373,80 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
     }
 
     /// DFS trace of a full GC with stock hooks ([`RuntimeHooks::is_stock`]): the mark stack loop of
-    /// [`Self::scan`] without the hook calls and the collected-set test (a full GC collects
-    /// everything). Objects marked in place in unevacuated regions are handled inline; copies and
-    /// large objects go through [`Self::visit`]. With `FREE` (the backing's touches cost nothing
-    /// and record nothing, [`PageBacking::touches_are_free`]) pages of objects marked in place are
-    /// not touched. The stack is used as a buffer with its own top (`stack.len()` is capacity).
-    fn trace_full_stock<const FREE: bool>(&mut self, refs: &[ObjId], stack: &mut Vec<Pending>) {
+    /// [`Self::scan_entry`] without the hook calls and the collected-set test (a full GC collects
+    /// everything), in the same order and with the same effects. Each reference slot is marked with
+    /// a branch-free test-and-set: a NULL slot maps to `sentinel`, an id whose mark bit is set for
+    /// the trace, and every slot's id is written at the stack top, which advances only when the mark
+    /// bit was clear. Objects marked in place are pushed bare (no [`VISITED`]) and visited when
+    /// popped. With `EVAC`, objects in evacuated regions (`evac_bits`) are recognised when first
+    /// marked and copied then, through [`Self::visit`]. With `FREE` (the backing's touches cost
+    /// nothing and record nothing, [`PageBacking::touches_are_free`]) nothing is touched in place.
+    fn trace_full_stock<const FREE: bool, const EVAC: bool>(
+        &mut self,
+        refs: &[ObjId],
+        stack: &mut Vec<Entry>,
+        evac_bits: &[u64],
+    ) {
+        let sentinel = self.recs.len() as ObjId;
+        // The marks, records and region table as locals, so the compiler knows the stores into the
+        // marks and the stack leave them alone (`visit`, which needs them, gets them back first;
+        // it never reads the marks).
+        let mut mark = std::mem::take(&mut self.mark);
+        let mut recs = std::mem::take(&mut self.recs);
+        let mut regs = std::mem::take(&mut self.regs);
+        let sentinel_word = sentinel as usize >> 6;
+        let sentinel_bit = 1u64 << (sentinel & 63);
+        mark[sentinel_word] |= sentinel_bit;
         let mut top = stack.len();
+        // Every object is pushed at most once, and the top slot is written for every reference.
+        stack.resize(top + recs.len() + 1, 0);
+        let stk = &mut stack[..];
         let mut scanned = 0u64;
         let mut visits = 0u64;
-        let mut word_idx = 0usize;
-        let mut word = self.mark.first().copied().unwrap_or(0);
         while top > 0 {
             top -= 1;
-            let (s, n) = stack[top];
-            let slots = &refs[s as usize..][..n as usize];
-            // At most one push per slot.
-            if stack.len() < top + slots.len() {
-                stack.resize((top + slots.len()).max(stack.len() * 2), (0, 0));
+            let e = stk[top];
+            let rec = recs[(e & ID_BITS) as usize];
+            if e & VISITED == 0 {
+                // Marked in place by this loop (as in `visit` with stock hooks).
+                visits += 1;
+                if rec.flags & oflags::LARGE == 0 {
+                    let m = &mut regs[(rec.addr >> REGION_SHIFT) as usize];
+                    m.objs += 1;
+                    m.bytes += rec.size;
+                }
+                if !FREE {
+                    self.touch_in_place(&rec);
+                }
+            } else if !FREE && e & TOUCH != 0 {
+                self.touch_in_place(&rec);
             }
-            for &c in slots {
-                if c == NULL {
-                    continue;
-                }
-                scanned += 1;
-                // Test-and-set with the bitmap word in a register while children share a word.
+            for &c in &refs[rec.ref_start as usize..][..rec.ref_len as usize] {
+                scanned += (c != NULL) as u64;
+                let c = c.min(sentinel);
                 let wi = c as usize >> 6;
-                if wi != word_idx {
-                    self.mark[word_idx] = word;
-                    word = self.mark[wi];
-                    word_idx = wi;
-                }
                 let bit = 1u64 << (c & 63);
-                if word & bit != 0 {
-                    continue;
-                }
-                word |= bit;
-                let rec = self.recs[c as usize];
-                let large = rec.flags & oflags::LARGE != 0;
-                // (A large object's `addr` is its LOS slot: region 0 stands in, `regs` is not empty.)
-                let reg = if large {
-                    0
-                } else {
-                    (rec.addr >> REGION_SHIFT) as usize
-                };
-                let m = &mut self.regs[reg];
-                if large || m.role != ROLE_UNEVAC {
+                let old = mark[wi];
+                mark[wi] = old | bit;
+                if EVAC && evac_bits[wi] & !old & bit != 0 {
+                    self.recs = recs;
+                    self.regs = regs;
                     if let Some(p) = self.visit_out_of_line(c) {
-                        stack[top] = p;
+                        stk[top] = p;
                         top += 1;
                     }
+                    recs = std::mem::take(&mut self.recs);
+                    regs = std::mem::take(&mut self.regs);
                     continue;
                 }
-                // Marked in place (as in `visit` with stock hooks).
-                visits += 1;
-                m.objs += 1;
-                m.bytes += rec.size;
-                if !FREE {
-                    if rec.ref_len > 0 {
-                        let (f, n) = self.heap.pages_in(&rec);
-                        self.batch.touch(self.backing, f, n, true);
-                    } else {
-                        let p = self.heap.header_page_in(&rec);
-                        self.batch.touch(self.backing, p, 1, false);
-                    }
-                }
-                prefetch(self.refs_base.wrapping_add(rec.ref_start as usize));
-                stack[top] = (rec.ref_start, rec.ref_len);
-                top += (rec.ref_len > 0) as usize;
+                stk[top] = c;
+                top += (old & bit == 0) as usize;
             }
         }
-        if let Some(w) = self.mark.get_mut(word_idx) {
-            *w = word;
-        }
+        mark[sentinel_word] &= !sentinel_bit;
+        self.mark = mark;
+        self.recs = recs;
+        self.regs = regs;
         stack.clear();
         self.st.visits += visits;
         self.st.refs_scanned += scanned;
@@ -440,14 +455,14 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
     /// [`Self::visit`] out of line (copies and large objects in [`Self::trace_full_stock`]), so the
     /// loop's registers are not spent on it.
     #[inline(never)]
-    fn visit_out_of_line(&mut self, o: ObjId) -> Option<Pending> {
+    fn visit_out_of_line(&mut self, o: ObjId) -> Option<Entry> {
         self.visit(o, NO_DEPTH)
     }
 
     /// Scan reference slots `slots` (of one object), pushing the objects that must be scanned in
     /// turn, in slot order.
     #[inline(always)]
-    fn scan(&mut self, slots: &[ObjId], depth: u32, out: &mut Vec<Pending>) {
+    fn scan(&mut self, slots: &[ObjId], depth: u32, out: &mut Vec<Entry>) {
         let mut scanned = 0;
         for &c in slots {
             if c == NULL {
@@ -522,7 +537,6 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
     let mark = std::mem::take(&mut heap.mark);
     let recs = std::mem::take(&mut heap.recs);
     let mut t = Tracer {
-        refs_base: refs.as_ptr(),
         recs,
         heap,
         hooks,
@@ -564,24 +578,44 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
     }
     match order {
         // A full GC collects everything and stock hooks need no calls: a specialised loop.
-        TraceOrder::Dfs if full && t.hooks.is_stock() && !t.regs.is_empty() => {
-            if t.backing.touches_are_free() {
-                t.trace_full_stock::<true>(&refs, &mut stack);
-            } else {
-                t.trace_full_stock::<false>(&refs, &mut stack);
+        TraceOrder::Dfs if full && t.hooks.is_stock() => {
+            // The objects of evacuated regions, so the loop can tell at first marking which to copy.
+            let mut evac_bits = std::mem::take(&mut t.heap.evac_bits);
+            evac_bits.clear();
+            let evac = t.regs.iter().any(|m| m.role == ROLE_EVAC);
+            if evac {
+                evac_bits.resize(t.mark.len(), 0);
+                for (r, m) in t.regs.iter().enumerate() {
+                    if m.role != ROLE_EVAC {
+                        continue;
+                    }
+                    for &o in &t.heap.regions[r].objs {
+                        let x = &t.recs[o as usize];
+                        if x.flags & oflags::ALIVE != 0 && (x.addr >> REGION_SHIFT) as usize == r {
+                            evac_bits[o as usize >> 6] |= 1u64 << (o & 63);
+                        }
+                    }
+                }
             }
+            match (t.backing.touches_are_free(), evac) {
+                (true, false) => t.trace_full_stock::<true, false>(&refs, &mut stack, &evac_bits),
+                (true, true) => t.trace_full_stock::<true, true>(&refs, &mut stack, &evac_bits),
+                (false, false) => t.trace_full_stock::<false, false>(&refs, &mut stack, &evac_bits),
+                (false, true) => t.trace_full_stock::<false, true>(&refs, &mut stack, &evac_bits),
+            }
+            t.heap.evac_bits = evac_bits;
         }
         TraceOrder::Dfs => {
-            while let Some((s, n)) = stack.pop() {
-                t.scan(&refs[s as usize..][..n as usize], NO_DEPTH, &mut stack);
+            while let Some(e) = stack.pop() {
+                t.scan_entry(&refs, e, NO_DEPTH, &mut stack);
             }
         }
         TraceOrder::Bfs => {
             let mut depth = 0u32;
             while !stack.is_empty() {
                 next.clear();
-                for &(s, n) in stack.iter() {
-                    t.scan(&refs[s as usize..][..n as usize], depth + 1, &mut next);
+                for &e in stack.iter() {
+                    t.scan_entry(&refs, e, depth + 1, &mut next);
                 }
                 std::mem::swap(&mut stack, &mut next);
                 depth += 1;

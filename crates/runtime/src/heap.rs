@@ -32,7 +32,8 @@
 //!   so a visit reads one record (usually one cache line) rather than one entry in each of
 //!   several arrays;
 //! - [`Heap::alloc_ms`]: allocation time, cold (read only when a policy hook looks at it);
-//! - the mark bitmap: one bit per id (a 4 M-object heap's marks fit in ~0.5 MB of cache);
+//! - the mark bitmap: one bit per id, plus one for the collector's NULL stand-in (a 4 M-object
+//!   heap's marks fit in ~0.5 MB of cache);
 //! - [`Heap::refs`]: all reference slots, CSR-style (`recs[o].ref_start`, `recs[o].ref_len`),
 //!   compacted when dead objects' slots dominate.
 //!
@@ -332,8 +333,10 @@ pub struct Heap {
     pub gc_pending: bool,
     /// The collector's mark stack and BFS level buffers, kept to reuse their allocations: each
     /// entry is an object's slot range `(start, len)` in `refs`.
-    pub(crate) mark_stack: Vec<(u32, u32)>,
-    pub(crate) next_level: Vec<(u32, u32)>,
+    pub(crate) mark_stack: Vec<u32>,
+    pub(crate) next_level: Vec<u32>,
+    /// Scratch bitmap of the objects in evacuated regions (stock full GCs).
+    pub(crate) evac_bits: Vec<u64>,
     /// Bytes allocated since the last GC and when that GC ended (allocation-rate estimate).
     pub(crate) bytes_since_gc: u64,
     pub(crate) last_gc_end: Nanos,
@@ -390,6 +393,7 @@ impl Heap {
             gc_pending: false,
             mark_stack: Vec::new(),
             next_level: Vec::new(),
+            evac_bits: Vec::new(),
             bytes_since_gc: 0,
             last_gc_end: 0,
             gc: Default::default(),
@@ -901,10 +905,11 @@ impl Heap {
         }
     }
 
-    /// Start a collection's marking: every id unmarked, the bitmap covering every id.
+    /// Start a collection's marking: every id unmarked, the bitmap covering every id and one more
+    /// (the collector's stand-in for NULL).
     pub(crate) fn clear_marks(&mut self) {
         self.mark.clear();
-        self.mark.resize(self.recs.len().div_ceil(64), 0);
+        self.mark.resize((self.recs.len() + 1).div_ceil(64), 0);
     }
 
     /// Total bytes of live (not yet reclaimed) objects, recomputed (for tests).
