@@ -398,14 +398,23 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
         let sentinel_bit = 1u64 << (sentinel & 63);
         mark[sentinel_word] |= sentinel_bit;
         let mut top = stack.len();
-        // Every object is pushed at most once, and the top slot is written for every reference.
+        // Every object is pushed at most once (when its bit goes from clear to set; the sentinel's
+        // is set throughout), and the top slot is written for every reference: the stack never
+        // needs more than this.
         stack.resize(top + recs.len() + 1, 0);
-        let stk = &mut stack[..];
+        // The slot loop indexes the marks and the stack through raw pointers: with bounds checks
+        // (and the registers they need) it runs about 5-10% slower. The two facts that make this
+        // sound are checked here and above: every marked id is at most `sentinel`, whose bit is in
+        // `mark`; `top` stays below `stack.len()`.
+        assert!(mark.len() * 64 > sentinel as usize);
+        let mp = mark.as_mut_ptr();
+        let sp = stack.as_mut_ptr();
         let mut scanned = 0u64;
         let mut visits = 0u64;
         while top > 0 {
             top -= 1;
-            let e = stk[top];
+            // SAFETY: `top` < `stack.len()` (see above).
+            let e = unsafe { *sp.add(top) };
             let rec = recs[(e & ID_BITS) as usize];
             if e & VISITED == 0 {
                 // Marked in place by this loop (as in `visit` with stock hooks).
@@ -415,10 +424,8 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
                     m.objs += 1;
                     m.bytes += rec.size;
                 }
-                if !FREE {
-                    self.touch_in_place(&rec);
-                }
-            } else if !FREE && e & TOUCH != 0 {
+            }
+            if !FREE && e & (VISITED | TOUCH) != VISITED {
                 self.touch_in_place(&rec);
             }
             for &c in &refs[rec.ref_start as usize..][..rec.ref_len as usize] {
@@ -426,20 +433,25 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
                 let c = c.min(sentinel);
                 let wi = c as usize >> 6;
                 let bit = 1u64 << (c & 63);
-                let old = mark[wi];
-                mark[wi] = old | bit;
+                // SAFETY: `c` <= `sentinel`, so `wi` < `mark.len()` (asserted above).
+                let old = unsafe { *mp.add(wi) };
+                unsafe { *mp.add(wi) = old | bit };
                 if EVAC && evac_bits[wi] & !old & bit != 0 {
                     self.recs = recs;
                     self.regs = regs;
                     if let Some(p) = self.visit_out_of_line(c) {
-                        stk[top] = p;
+                        // SAFETY: `c` was just marked: at most one push per object.
+                        unsafe { *sp.add(top) = p };
                         top += 1;
                     }
                     recs = std::mem::take(&mut self.recs);
                     regs = std::mem::take(&mut self.regs);
                     continue;
                 }
-                stk[top] = c;
+                // SAFETY: `top` counts pushed objects, each pushed once, so it is below
+                // `stack.len()` (the slot is overwritten by the next reference unless `c` was
+                // unmarked).
+                unsafe { *sp.add(top) = c };
                 top += (old & bit == 0) as usize;
             }
         }

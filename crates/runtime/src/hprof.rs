@@ -16,7 +16,10 @@
 //! Parsing is two-pass: pass 1 walks every record and sub-record, validating lengths and
 //! collecting classes, object positions and roots; pass 2 decodes each object's references
 //! (instance fields via the superclass chain, field type 2 = reference) and resolves them to dense
-//! object indices. References to ids absent from the dump are dropped and counted. Bad input never
+//! object indices. References to ids absent from the dump are dropped and counted. Records are
+//! self-delimiting, so a dump cut between two records would read as a smaller dump: a file must
+//! hold a heap dump record, and a dump in segments must end with HEAP_DUMP_END (as both HotSpot and
+//! ART write it), else it is reported as truncated. Bad input never
 //! panics: every read is bounds-checked and errors name the file, the byte offset and what was
 //! expected.
 //!
@@ -332,7 +335,11 @@ pub fn parse(buf: &[u8], file: &str) -> Result<Dump, HprofError> {
     let mut heap_name_ids: Vec<(u32, u64)> = Vec::new();
     let mut cur_heap: u8 = 0;
 
-    // Pass 1: records.
+    // Pass 1: records. A dump cut at a record boundary parses as a shorter dump, so whether the
+    // heap dump was complete is checked at the end: a HEAP DUMP (0x0C) record is whole, a dump in
+    // HEAP DUMP SEGMENTs (0x1C) must end with HEAP DUMP END (0x2C), as HotSpot and ART write it.
+    let mut heap_records = 0u64;
+    let mut open_segments = false;
     while r.pos < buf.len() {
         let rec_at = r.pos;
         r.end = buf.len();
@@ -350,6 +357,12 @@ pub fn parse(buf: &[u8], file: &str) -> Result<Dump, HprofError> {
         }
         let body_end = r.pos + len;
         r.end = body_end;
+        match tag {
+            0x0C | 0x1C => heap_records += 1,
+            0x2C => open_segments = false,
+            _ => {}
+        }
+        open_segments |= tag == 0x1C;
         match tag {
             0x01 => {
                 let sid = r.id("STRING id")?;
@@ -521,6 +534,18 @@ pub fn parse(buf: &[u8], file: &str) -> Result<Dump, HprofError> {
             _ => {}
         }
         r.pos = body_end;
+    }
+    if heap_records == 0 {
+        return Err(r.err(
+            buf.len(),
+            "expected a HEAP DUMP (0x0C) or HEAP DUMP SEGMENT (0x1C) record, found the end of the file (not a heap dump, or truncated)",
+        ));
+    }
+    if open_segments {
+        return Err(r.err(
+            buf.len(),
+            "expected a HEAP DUMP END (0x2C) record after the last HEAP DUMP SEGMENT, found the end of the file (truncated dump?)",
+        ));
     }
 
     // Names.

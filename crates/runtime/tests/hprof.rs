@@ -198,11 +198,16 @@ fn android_dump_parses_with_heaps_roots_and_sizes() {
 #[test]
 fn truncated_and_corrupted_dumps_give_clear_errors() {
     let full = android_dump();
-    for cut in [0, 5, 19, 25, 40, full.len() - 3] {
+    // Every proper prefix is an error, including cuts at record boundaries (a prefix that ends
+    // between records would otherwise parse as a smaller dump).
+    for cut in 0..full.len() {
         let e = parse(&full[..cut], "t.hprof").unwrap_err();
         let msg = e.to_string();
         assert!(msg.starts_with("t.hprof: byte "), "{msg}");
-        assert!(msg.contains("expected") || msg.contains("declares"), "{msg}");
+        assert!(
+            msg.contains("expected") || msg.contains("declares"),
+            "cut {cut}: {msg}"
+        );
     }
     let mut bad = full.clone();
     bad[0] = b'X';
@@ -365,12 +370,32 @@ fn hotspot_dump_matches_class_histogram() {
     assert!(s.distinct_roots > 0 && s.depth_histogram.len() > 3);
 }
 
+/// Offsets of the top-level records of an HPROF file (after the header).
+fn record_offsets(buf: &[u8]) -> Vec<usize> {
+    let mut at = buf.iter().position(|&b| b == 0).unwrap() + 1 + 12;
+    let mut out = Vec::new();
+    while at + 9 <= buf.len() {
+        out.push(at);
+        let len = u32::from_be_bytes(buf[at + 5..at + 9].try_into().unwrap()) as usize;
+        at += 9 + len;
+    }
+    out
+}
+
 #[test]
 fn truncated_real_dump_errors_name_offset() {
     let Some(j) = jvm_dump() else { return };
     let buf = std::fs::read(&j.dump).unwrap();
-    for frac in [0.1, 0.5, 0.9, 0.999] {
-        let cut = (buf.len() as f64 * frac) as usize;
+    // Cuts inside records, and at the record boundaries a fraction may hit (the dump's size
+    // varies from run to run): just before HEAP DUMP END (a 9-byte record, the last one), and
+    // before the first heap dump segment.
+    let first_segment = record_offsets(&buf)
+        .into_iter()
+        .find(|&at| buf[at] == 0x1C)
+        .expect("a segmented heap dump");
+    assert_eq!(buf[buf.len() - 9], 0x2C, "the dump ends with HEAP DUMP END");
+    let cuts = [0.1, 0.5, 0.9, 0.999].map(|f| (buf.len() as f64 * f) as usize);
+    for cut in cuts.into_iter().chain([buf.len() - 9, first_segment]) {
         let e = parse(&buf[..cut], "real.hprof").unwrap_err();
         assert!(e.to_string().starts_with("real.hprof: byte "), "{e}");
     }
