@@ -26,19 +26,18 @@
 //! ([`crate::gc`]) — so the heap starts with the layout a compacting GC leaves; optionally
 //! shuffled.
 //!
-//! **Synthetic apps** ([`SyntheticSpec`], [`SyntheticApp`]): Fleet §7.1's apps (from the Marvin
+//! **Synthetic apps** ([`SyntheticSpec`]): Fleet §7.1's apps (from the Marvin
 //! project) that fill 180 MB with 512 B or 2048 B objects, and Marvin §8.3's apps with a 220 MB
 //! heap of 4 KiB arrays (or an even mix by bytes of 4 KiB and 1 MiB arrays) that delete and
 //! reallocate 20 MB of arrays every 5 s. Objects hang off `Object[1024]` holder arrays held by
-//! roots; [`SyntheticApp::step`] runs the churn when due. Marvin's apps need more than the 192 MiB
+//! roots ([`SyntheticSpec::blueprint`]); an app runs as a [`crate::app::JavaApp`] built from that
+//! blueprint, whose churn replaces the arrays. Marvin's apps need more than the 192 MiB
 //! growth limit, so they run as `largeHeap` apps (growth limit = heap size, 512 MiB).
 
 use crate::backing::PageBacking;
 use crate::blueprint::{class, copy_order, Blueprint};
 use crate::heap::{ClassId, ClassKind, Heap, HeapError, ObjId, ARRAY_HEADER, NULL};
-use crate::hooks::RuntimeHooks;
-use crate::{Runtime, StepCost};
-use engine::{CpuLedger, Nanos, SimRng, NS_PER_SEC};
+use engine::{Nanos, SimRng, NS_PER_SEC};
 use rand::seq::SliceRandom;
 use rand::Rng;
 
@@ -457,7 +456,7 @@ impl SyntheticSpec {
     }
 
     /// The app's heap recipe: `Object[1024]` holders (roots), each followed by the arrays it
-    /// holds, sizes in `mix` order (as [`SyntheticApp::build`] allocates them).
+    /// holds, sizes in `mix` order (the order the app allocates them).
     pub fn blueprint(&self) -> Blueprint {
         let classes = vec![
             class("byte[]", ClassKind::PrimitiveArray(1)),
@@ -506,119 +505,3 @@ impl SyntheticSpec {
 
 /// Holder array length (`Object[1024]`).
 pub const HOLDER_SLOTS: u32 = 1024;
-
-/// A running synthetic app: data arrays hang off `Object[1024]` holders that are GC roots.
-#[derive(Debug)]
-pub struct SyntheticApp {
-    pub spec: SyntheticSpec,
-    pub holders: Vec<ObjId>,
-    /// `(holder index, slot)` of every data object, in allocation order.
-    pub slots: Vec<(u32, u32)>,
-    /// Size class (index into `spec.mix`) of each slot's object.
-    pub slot_kind: Vec<u8>,
-    pub data_class: ClassId,
-    pub holder_class: ClassId,
-    pub next_churn: Nanos,
-    pub rng: SimRng,
-    /// Churn rounds completed.
-    pub rounds: u64,
-}
-
-impl SyntheticApp {
-    /// Allocate the app's heap through the runtime at `now` (GCs trigger as they would in the app).
-    /// Returns the app and the accumulated main-thread cost.
-    pub fn build<H: RuntimeHooks>(
-        rt: &mut Runtime<H>,
-        spec: SyntheticSpec,
-        now: Nanos,
-        rng: SimRng,
-        backing: &mut dyn PageBacking,
-        ledger: &mut CpuLedger,
-    ) -> Result<(Self, StepCost), HeapError> {
-        let data_class = rt.heap.class_named("byte[]", ClassKind::PrimitiveArray(1));
-        let holder_class = rt.heap.class_named("java.lang.Object[]", ClassKind::ObjectArray);
-        let mut app = Self {
-            spec,
-            holders: Vec::new(),
-            slots: Vec::new(),
-            slot_kind: Vec::new(),
-            data_class,
-            holder_class,
-            next_churn: 0,
-            rng,
-            rounds: 0,
-        };
-        let mut cost = StepCost::default();
-        let mix = app.spec.mix.clone();
-        for (k, &(size, share)) in mix.iter().enumerate() {
-            let count = ((app.spec.footprint as f64 * share) / size as f64).round() as u64;
-            for _ in 0..count {
-                let slot = app.slots.len() as u32;
-                let (h, s) = (slot / HOLDER_SLOTS, slot % HOLDER_SLOTS);
-                if s == 0 {
-                    let (hid, c) = rt.alloc(
-                        now,
-                        holder_class,
-                        ARRAY_HEADER + 4 * HOLDER_SLOTS,
-                        HOLDER_SLOTS,
-                        backing,
-                        ledger,
-                    )?;
-                    rt.heap.add_root(hid);
-                    app.holders.push(hid);
-                    cost.merge(c);
-                }
-                let (id, c) = rt.alloc(now, data_class, size, 0, backing, ledger)?;
-                cost.merge(c);
-                cost.main_stall
-                    .add(rt.write_ref(now, app.holders[h as usize], s, id, backing));
-                app.slots.push((h, s));
-                app.slot_kind.push(k as u8);
-            }
-        }
-        app.next_churn = if app.spec.churn_bytes > 0 {
-            now + app.spec.churn_period
-        } else {
-            Nanos::MAX
-        };
-        Ok((app, cost))
-    }
-
-    /// Run the churn if due at `now`: delete `churn_bytes` of randomly chosen arrays and reallocate
-    /// the same number of arrays of the same sizes into the same slots.
-    pub fn step<H: RuntimeHooks>(
-        &mut self,
-        rt: &mut Runtime<H>,
-        now: Nanos,
-        backing: &mut dyn PageBacking,
-        ledger: &mut CpuLedger,
-    ) -> Result<StepCost, HeapError> {
-        let mut cost = StepCost::default();
-        while self.next_churn <= now {
-            let t = self.next_churn;
-            let mut freed = 0u64;
-            while freed < self.spec.churn_bytes && !self.slots.is_empty() {
-                let i = self.rng.gen_range(0..self.slots.len());
-                let (h, s) = self.slots[i];
-                let size = self.spec.mix[self.slot_kind[i] as usize].0;
-                let holder = self.holders[h as usize];
-                cost.main_stall.add(rt.write_ref(t, holder, s, NULL, backing));
-                let (id, c) = rt.alloc(t, self.data_class, size, 0, backing, ledger)?;
-                cost.merge(c);
-                cost.main_stall.add(rt.write_ref(t, holder, s, id, backing));
-                freed += size as u64;
-            }
-            self.rounds += 1;
-            self.next_churn += self.spec.churn_period;
-        }
-        Ok(cost)
-    }
-
-    /// All data objects currently held.
-    pub fn data_objects(&self, heap: &Heap) -> Vec<ObjId> {
-        self.slots
-            .iter()
-            .map(|&(h, s)| heap.refs_of(self.holders[h as usize])[s as usize])
-            .collect()
-    }
-}

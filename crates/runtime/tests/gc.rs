@@ -4,7 +4,7 @@ use engine::{Actor, Category, CpuLedger, RngStreams};
 use rand::Rng;
 use runtime::backing::{MockBacking, MockPage, NullBacking};
 use runtime::gc::{collect, GcCosts, GcKind};
-use runtime::gen::{generate, GraphSpec, SyntheticApp, SyntheticSpec};
+use runtime::gen::{generate, GraphSpec};
 use runtime::heap::{ClassKind, Heap, HeapConfig, ObjId, NULL};
 use runtime::hooks::{RuntimeHooks, StockArt, TraceOrder};
 use runtime::{GcCause, Runtime, Span};
@@ -359,44 +359,6 @@ fn generator_depth_profile_and_determinism() {
     assert_eq!(a.refs, b.refs);
     let near = canonical(&a).len();
     assert_eq!(near as u64, a.live_objects, "generated heap is fully reachable");
-}
-
-#[test]
-fn synthetic_apps_build_and_churn() {
-    let spec = SyntheticSpec {
-        footprint: 8_000_000,
-        churn_bytes: 1_000_000,
-        ..SyntheticSpec::marvin_4k()
-    };
-    let mut rt = Runtime::new(11, spec.heap_config(), StockArt);
-    let mut b = MockBacking::new(0);
-    let mut l = CpuLedger::default();
-    let rng = RngStreams::new(1).stream("app", 11);
-    let (mut app, _) = SyntheticApp::build(&mut rt, spec.clone(), 0, rng, &mut b, &mut l).unwrap();
-    let n = app.slots.len();
-    assert_eq!(n as u64, (8_000_000f64 / (4096.0 + 12.0)).round() as u64);
-    let before = rt.heap.bytes_allocated;
-    let c = app.step(&mut rt, spec.churn_period * 3, &mut b, &mut l).unwrap();
-    assert_eq!(app.rounds, 3);
-    assert!(
-        rt.heap.bytes_allocated > before || c.gc.is_some(),
-        "churn allocated new arrays"
-    );
-    let live = app.data_objects(&rt.heap);
-    assert!(live.iter().all(|&o| rt.heap.is_alive(o)));
-    rt.collect(
-        spec.churn_period * 3,
-        GcCause::Explicit,
-        Some(GcKind::Full { compact: true }),
-        &mut b,
-        &mut l,
-    );
-    // After a full GC, the heap holds just the data and holders again.
-    let holders = app.holders.len() as u64 * 4112;
-    assert_eq!(rt.heap.bytes_allocated, n as u64 * 4112 + holders);
-    assert!(before > 0);
-    let fleet = SyntheticSpec::fleet(512);
-    assert_eq!(fleet.footprint, 180_000_000);
 }
 
 /// A backing that logs every call, in order (to compare two collectors' effects exactly).

@@ -137,6 +137,13 @@ fn churn_replaces_leaves_in_place() {
     let mut spec = SyntheticSpec::marvin_4k();
     spec.footprint = 8 << 20;
     let bp = spec.blueprint();
+    // The recipe: footprint / (4 KiB + array header) arrays, held by Object[1024] roots.
+    let arrays = ((8u64 << 20) as f64 / (4096.0 + 12.0)).round() as usize;
+    let holders = arrays.div_ceil(1024);
+    assert_eq!(bp.len(), arrays + holders);
+    // Both kinds are 12 + 4,096 bytes, aligned to 8.
+    assert_eq!(bp.total_bytes(), (arrays + holders) as u64 * 4112);
+    assert_eq!(SyntheticSpec::fleet(512).footprint, 180_000_000);
     let pages = (bp.total_bytes() / 4096) as u32;
     let params = JavaParams {
         churn_bytes: 1 << 20,
