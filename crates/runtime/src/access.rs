@@ -11,7 +11,7 @@
 
 use crate::backing::{PageBacking, TouchBatch};
 use crate::heap::{Heap, ObjId, NULL};
-use crate::hooks::RuntimeHooks;
+use crate::hooks::{BarrierOutcome, RuntimeHooks};
 use engine::{Actor, Nanos, Stall};
 
 /// How much of each object an access touches.
@@ -54,10 +54,7 @@ pub fn access<H: RuntimeHooks + ?Sized>(
             continue;
         }
         st.objects += 1;
-        let view = heap.view(o);
-        let mut meta = view.meta;
-        let out = hooks.barrier(&view, &mut meta, write);
-        heap.recs[o as usize].meta = meta;
+        let out = pass_barrier(heap, hooks, o, write);
         st.stall.add(out.stall);
         if out.touch {
             heap.touch_objects(&mut batch, backing, o, span == Span::Whole, write);
@@ -67,6 +64,20 @@ pub fn access<H: RuntimeHooks + ?Sized>(
     st.stall.add(batch.stall);
     st.pages = batch.pages;
     st
+}
+
+/// Run the policy's read/write barrier on `o`, storing back the metadata bits it changes.
+fn pass_barrier<H: RuntimeHooks + ?Sized>(
+    heap: &mut Heap,
+    hooks: &mut H,
+    o: ObjId,
+    write: bool,
+) -> BarrierOutcome {
+    let view = heap.view(o);
+    let mut meta = view.meta;
+    let out = hooks.barrier(&view, &mut meta, write);
+    heap.recs[o as usize].meta = meta;
+    out
 }
 
 /// Store reference `dst` into slot `slot` of `src` (a mutator write): runs the policy barrier and
@@ -82,10 +93,7 @@ pub fn write_ref<H: RuntimeHooks + ?Sized>(
     dst: ObjId,
     backing: &mut dyn PageBacking,
 ) -> Stall {
-    let view = heap.view(src);
-    let mut meta = view.meta;
-    let out = hooks.barrier(&view, &mut meta, true);
-    heap.recs[src as usize].meta = meta;
+    let out = pass_barrier(heap, hooks, src, true);
     heap.set_ref_raw(src, slot, dst);
     if dst != NULL {
         heap.remember(src);
@@ -119,10 +127,7 @@ pub fn access_bytes<H: RuntimeHooks + ?Sized>(
             continue;
         }
         st.objects += 1;
-        let view = heap.view(o);
-        let mut meta = view.meta;
-        let out = hooks.barrier(&view, &mut meta, write);
-        heap.recs[o as usize].meta = meta;
+        let out = pass_barrier(heap, hooks, o, write);
         st.stall.add(out.stall);
         if out.touch {
             let (f, n) = heap.pages_of_bytes(o, off, len);

@@ -358,11 +358,14 @@ pub fn parse(buf: &[u8], file: &str) -> Result<Dump, HprofError> {
         let body_end = r.pos + len;
         r.end = body_end;
         match tag {
-            0x0C | 0x1C => heap_records += 1,
+            0x0C => heap_records += 1,
+            0x1C => {
+                heap_records += 1;
+                open_segments = true;
+            }
             0x2C => open_segments = false,
             _ => {}
         }
-        open_segments |= tag == 0x1C;
         match tag {
             0x01 => {
                 let sid = r.id("STRING id")?;
