@@ -175,10 +175,12 @@ pub enum Category {
     Gc,
     /// Process creation, kills, lmkd work.
     Lifecycle,
+    /// A policy's own bookkeeping (its hooks charge it through [`HookCx::charge`]).
+    Policy,
 }
 
 impl Category {
-    pub const ALL: [Category; 8] = [
+    pub const ALL: [Category; 9] = [
         Category::App,
         Category::Reclaim,
         Category::Fault,
@@ -187,6 +189,7 @@ impl Category {
         Category::Decompress,
         Category::Gc,
         Category::Lifecycle,
+        Category::Policy,
     ];
 
     pub fn name(&self) -> &'static str {
@@ -199,6 +202,7 @@ impl Category {
             Category::Decompress => "decompress",
             Category::Gc => "gc",
             Category::Lifecycle => "lifecycle",
+            Category::Policy => "policy",
         }
     }
 
@@ -210,7 +214,7 @@ impl Category {
 /// CPU time per actor kind and category (dense array: [actor kind][category]).
 #[derive(Debug, Clone, Default)]
 pub struct CpuLedger {
-    by_kind: [[Nanos; 8]; 6],
+    by_kind: [[Nanos; 9]; 6],
 }
 
 impl CpuLedger {
@@ -272,6 +276,72 @@ impl CpuLedger {
     }
 }
 
+/// Timer requests made by policy hooks, drained by the framework into its event queue (each fires
+/// the policy's `on_timer(token)` at `at`, or at once if `at` is in the past).
+#[derive(Debug, Clone, Default)]
+pub struct Timers {
+    pending: Vec<(Nanos, u64)>,
+}
+
+impl Timers {
+    /// Ask for `on_timer(token)` at simulated time `at`.
+    pub fn schedule(&mut self, at: Nanos, token: u64) {
+        self.pending.push((at, token));
+    }
+
+    /// The requests made since the last call, in request order.
+    pub fn drain(&mut self) -> std::vec::Drain<'_, (Nanos, u64)> {
+        self.pending.drain(..)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pending.is_empty()
+    }
+}
+
+/// What every policy hook of every layer receives: the simulated time, the actor on whose behalf
+/// the hook runs, CPU charging and timers. Layers add their own narrow facade next to it (the
+/// kernel's `PolicyKernel` for framework hooks); this part is the same everywhere.
+pub struct HookCx<'a> {
+    /// Simulated time of the decision.
+    pub now: Nanos,
+    /// The thread the stack is running when it calls the hook (its CPU pays for [`Self::charge`]).
+    pub actor: Actor,
+    cpu: &'a mut CpuLedger,
+    timers: &'a mut Timers,
+}
+
+impl<'a> HookCx<'a> {
+    pub fn new(now: Nanos, actor: Actor, cpu: &'a mut CpuLedger, timers: &'a mut Timers) -> Self {
+        HookCx {
+            now,
+            actor,
+            cpu,
+            timers,
+        }
+    }
+
+    /// Charge `ns` of the policy's own CPU to the acting thread (category `policy`).
+    pub fn charge(&mut self, ns: Nanos) {
+        self.cpu.charge(self.actor, Category::Policy, ns);
+    }
+
+    /// Charge `ns` to `actor` under `cat` (e.g. work a policy hands to a kernel thread).
+    pub fn charge_to(&mut self, actor: Actor, cat: Category, ns: Nanos) {
+        self.cpu.charge(actor, cat, ns);
+    }
+
+    /// Ask for the policy's `on_timer(token)` at `at`.
+    pub fn schedule(&mut self, at: Nanos, token: u64) {
+        self.timers.schedule(at, token);
+    }
+
+    /// A context for the same CPU ledger and timers with another time or actor (for nested calls).
+    pub fn reborrow(&mut self, now: Nanos, actor: Actor) -> HookCx<'_> {
+        HookCx::new(now, actor, self.cpu, self.timers)
+    }
+}
+
 /// Why a thread waited.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum StallKind {
@@ -305,6 +375,18 @@ impl Stall {
 mod tests {
     use super::*;
     use rand::Rng;
+
+    #[test]
+    fn hook_cx_charges_policy_cpu_and_queues_timers() {
+        let (mut cpu, mut timers) = (CpuLedger::default(), Timers::default());
+        let mut cx = HookCx::new(7, Actor::Kswapd, &mut cpu, &mut timers);
+        cx.charge(100);
+        cx.schedule(50, 3);
+        cx.reborrow(9, Actor::Lmkd).schedule(10, 4);
+        assert_eq!(cpu.by_category(Category::Policy), 100);
+        assert_eq!(timers.drain().collect::<Vec<_>>(), vec![(50, 3), (10, 4)]);
+        assert!(timers.is_empty());
+    }
 
     #[test]
     fn queue_orders_by_time_then_insertion() {
