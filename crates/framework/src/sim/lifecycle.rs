@@ -1,0 +1,215 @@
+//! App lifecycle: cold and hot launches, foreground, background transition and stable
+//! background (with cached-app compaction), and when the policy's framework hooks fire.
+
+use super::*;
+
+impl Simulation {
+    pub(super) fn launch(&mut self, now: Nanos, app: usize, context: usize) {
+        // The previous foreground app leaves the foreground.
+        if let Some(prev) = self.foreground.take() {
+            if prev != app {
+                self.send_to_background(now, prev);
+            } else {
+                self.foreground = Some(prev);
+            }
+        }
+        let ctx = context.min(self.apps[app].access.contexts().max(1) - 1);
+        self.rt[app].context = ctx;
+        let was_fg = self.foreground == Some(app);
+        let end = if self.rt[app].pid.is_some() {
+            if was_fg {
+                Some(now)
+            } else {
+                self.hot_launch(now, app, ctx)
+            }
+        } else {
+            self.cold_launch(now, app)
+        };
+        let Some(end) = end else { return };
+        let r = &mut self.rt[app];
+        r.state = AppState::Foreground;
+        r.last_fg = now;
+        r.gen += 1;
+        let gen = r.gen;
+        self.foreground = Some(app);
+        self.set_adj(app, FOREGROUND_APP_ADJ);
+        let view = self.view(app, end);
+        self.hooks.on_foreground(&mut self.k, &view);
+        self.q.push(end + self.cfg.fg_tick, Ev::FgTick { app, gen });
+        self.update_cached(now);
+    }
+
+    pub(super) fn hot_launch(&mut self, now: Nanos, app: usize, ctx: usize) -> Option<Nanos> {
+        let n = self.rt[app].launches_in_ctx[ctx];
+        self.rt[app].launches_in_ctx[ctx] += 1;
+        let set = self.apps[app].access.launch_set(ctx, n);
+        let work = self.apps[app].hot_resume;
+        let mut touched = Vec::with_capacity(set.len());
+        // The runtime learns the app is jank-perceptible (a pending background GC is cancelled),
+        // then the resumed activity allocates (GC pauses land on the launch).
+        let launch_alloc = self.apps[app].java.params.launch_alloc_bytes as f64;
+        let start = self.with_java(app, now, |j, k, l| {
+            j.set_foreground(now, true);
+            let gcs = j.rt.history.len();
+            let c = j.alloc_garbage(now, launch_alloc, k, l);
+            let new = &j.rt.history[gcs..];
+            (c, new.len() as u64, new.iter().map(|g| g.pause_ns).sum::<u64>())
+        });
+        let start = match start {
+            Some((Ok(c), n, pause)) => {
+                self.gc.launch_collections += n;
+                self.gc.launch_pause_ns += pause;
+                now + c.main_stall.ns
+            }
+            _ => now,
+        };
+        if !self.rt[app].pid.is_some_and(|p| self.alive(p)) {
+            self.collect_oom_kills(start);
+            return self.cold_launch(now, app);
+        }
+        match self.touch(app, start, &set, work, false, Some(&mut touched)) {
+            Some(end) => {
+                let us = ((end - now) / 1000).max(1);
+                self.out_hot.record(us).ok();
+                self.per_app[app].hot_us.record(us).ok();
+                self.per_app[app].launches_hot += 1;
+                let view = self.view(app, end);
+                self.hooks.on_launch_end(&mut self.k, &view, &touched);
+                Some(end)
+            }
+            None => {
+                // Killed while launching: the user gets a cold launch instead.
+                self.cold_launch(now, app)
+            }
+        }
+    }
+
+    pub(super) fn cold_launch(&mut self, now: Nanos, app: usize) -> Option<Nanos> {
+        let m = &self.apps[app];
+        let name = m.name.clone();
+        let (java, native, file, threads) = (m.java_pages, m.native_pages, m.file_pages, m.threads);
+        let jm = m.java.clone();
+        let src = |seed: u64| ContentSource {
+            base: m.content_base,
+            len: m.content_len,
+            seed,
+        };
+        let (s1, s2, s3) = (
+            src(app as u64 * 3 + 1),
+            src(app as u64 * 3 + 2),
+            src(app as u64 * 3 + 3),
+        );
+        let pid = self.k.spawn(&name, FOREGROUND_APP_ADJ, threads);
+        let map = |k: &mut Kernel, pages: u32, kind, exec, s| k.mmap(pid, pages.max(1), kind, exec, s);
+        let mapped = (|| {
+            Ok::<_, KernelError>((
+                map(&mut self.k, native, PageKind::NativeAnon, false, s2)?,
+                map(&mut self.k, file, PageKind::File, true, s3)?,
+            ))
+        })();
+        let Ok((nf, ff)) = mapped else {
+            self.k.exit(pid);
+            return None;
+        };
+        // Java heap regions are mapped by the runtime as it grows; their pages get the app's
+        // Java content pool.
+        self.k.set_content_source(pid, s1);
+        self.seq += 1;
+        let hooks = (self.runtime_hooks)(app);
+        let rng = RngStreams::new(self.cfg.seed).stream("java", self.seq);
+        let japp = JavaApp::new(pid, &jm, hooks, java, rng, now);
+        let churn_at = japp.next_churn();
+        let r = &mut self.rt[app];
+        r.pid = Some(pid);
+        r.java = Some(japp);
+        r.native_first = nf;
+        r.file_first = ff;
+        r.lmkd_seq = self.seq;
+        let start = ((java + native) as f64 * self.apps[app].start_anon_fraction) as u32;
+        r.built = start;
+        // Cold launch: build the start footprint (Java then native, proportionally) and read the
+        // launch files: the union of context 0's launch set file pages.
+        let jstart = (start as u64 * java as u64 / (java + native).max(1) as u64) as u32;
+        let mut offs: Vec<u32> = (java..java + (start - jstart)).collect();
+        let set = self.apps[app].access.launch_set(0, 0);
+        offs.extend(set.into_iter().filter(|&o| o >= java + native));
+        let t0 = now + (self.device.cpu.process_create_ms * NS_PER_MS as f64) as Nanos;
+        self.k
+            .cpu
+            .charge(Actor::AppMain(pid), Category::Lifecycle, t0 - now);
+        if churn_at != Nanos::MAX {
+            let inc = self.rt[app].lmkd_seq;
+            self.q.push(churn_at, Ev::Churn { app, inc });
+        }
+        // The start footprint's Java objects are allocated through the runtime (GCs may run).
+        let built = self.with_java(app, t0, |j, k, l| j.build_to(t0, jstart, k, l));
+        let t1 = match built {
+            Some(Ok(c)) if self.alive(pid) => t0 + c.main_stall.ns,
+            _ => {
+                self.collect_oom_kills(t0);
+                return None;
+            }
+        };
+        let work = self.apps[app].cold_init;
+        let end = self.touch(app, t1, &offs, work, true, None)?;
+        let us = ((end - now) / 1000).max(1);
+        self.out_cold.record(us).ok();
+        self.per_app[app].cold_us.record(us).ok();
+        self.per_app[app].launches_cold += 1;
+        Some(end)
+    }
+
+    pub(super) fn send_to_background(&mut self, now: Nanos, app: usize) {
+        if self.rt[app].pid.is_none() {
+            return;
+        }
+        let r = &mut self.rt[app];
+        r.state = AppState::Transition;
+        r.gen += 1;
+        let gen = r.gen;
+        self.set_adj(app, PREVIOUS_APP_ADJ);
+        // ART hears the process state change (stock: a compacting GC 5 s later).
+        self.with_java(app, now, |j, _, _| j.set_foreground(now, false));
+        let view = self.view(app, now);
+        self.hooks.on_background(&mut self.k, &view);
+        self.q
+            .push(now + self.cfg.transition / 2, Ev::B1Touch { app, gen });
+        self.q
+            .push(now + self.cfg.transition, Ev::TransitionEnd { app, gen });
+    }
+
+    pub(super) fn transition_end(&mut self, t: Nanos, app: usize, gen: u32) {
+        if self.rt[app].gen != gen || self.rt[app].state != AppState::Transition {
+            return;
+        }
+        self.rt[app].state = AppState::Background;
+        let view = self.view(app, t);
+        if self.cfg.app_compaction {
+            self.compact_app(t, &view);
+        }
+        self.hooks.on_transition_end(&mut self.k, &view);
+        self.update_cached(t);
+        self.q.push(t + self.cfg.bg_tick, Ev::BgTick { app, gen });
+    }
+
+    /// CachedAppOptimizer's full compaction (`process_madvise(MADV_PAGEOUT)` over anon and file
+    /// memory, COMPACT_ACTION_ALL), run by system_server off the app's critical path; skipped
+    /// for apps under `compact_full_rss_throttle_kb` (12 MB).
+    pub(super) fn compact_app(&mut self, t: Nanos, v: &AppView) {
+        let rss = self.k.process(v.pid).map_or(0, |p| p.rss());
+        if rss * 4 < 12_000 {
+            return;
+        }
+        let mut ranges = self.rt[v.app]
+            .java
+            .as_ref()
+            .map(|j| j.mapped_ranges())
+            .unwrap_or_default();
+        ranges.extend([(v.native_first, v.native_pages), (v.file_first, v.file_pages)]);
+        for (first, pages) in ranges {
+            if pages > 0 {
+                self.k.madvise(t, Actor::Kernel, first, pages, Advice::PageOut);
+            }
+        }
+    }
+}
