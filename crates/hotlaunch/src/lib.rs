@@ -303,6 +303,10 @@ fn mb(pages: u64) -> f64 {
     round3(pages as f64 / 256.0)
 }
 
+fn mib(bytes: u64) -> f64 {
+    round3(bytes as f64 / (1u64 << 20) as f64)
+}
+
 /// Turn a simulation's output into the report's per-policy result.
 pub fn policy_result(policy: &str, out: &SimOutput) -> PolicyResult {
     let k = &out.kernel;
@@ -381,8 +385,8 @@ pub fn policy_result(policy: &str, out: &SimOutput) -> PolicyResult {
                 sticky: g.sticky,
                 background: g.background_collections,
                 objects_visited: g.visits,
-                mb_copied: round3(g.bytes_copied as f64 / (1 << 20) as f64),
-                mb_freed: round3(g.bytes_freed as f64 / (1 << 20) as f64),
+                mb_copied: mib(g.bytes_copied),
+                mb_freed: mib(g.bytes_freed),
                 cpu_ms: round3(ms(g.cpu_ns)),
                 fault_stall_ms: round3(ms(g.fault_stall_ns)),
                 launch_collections: g.launch_collections,
@@ -420,7 +424,36 @@ pub fn policy_result(policy: &str, out: &SimOutput) -> PolicyResult {
             zram_mb: s.iter().map(|x| mb(x.backend_pages)).collect(),
             kernel_mb: s.iter().map(|x| mb(x.kernel_pages)).collect(),
             psi_some_ms: s.iter().map(|x| round3(ms(x.psi_some_ns))).collect(),
+            unusable_index: s
+                .iter()
+                .map(|x| x.unusable_index.iter().map(|&u| round3(u)).collect())
+                .collect(),
+            zram_orig_mb: s.iter().map(|x| mib(x.zram.orig_data_size)).collect(),
+            zram_compr_mb: s.iter().map(|x| mib(x.zram.compr_data_size)).collect(),
+            zram_same_pages: s.iter().map(|x| x.zram.same_pages).collect(),
+            zram_huge_pages: s.iter().map(|x| x.zram.huge_pages).collect(),
+            policy_cpu_ms: s.iter().map(|x| round3(ms(x.policy_cpu_ns))).collect(),
         },
+        gcs: out
+            .gcs
+            .iter()
+            .map(|g| GcRow {
+                t_s: round3(g.t as f64 / NS_PER_SEC as f64),
+                app: out
+                    .per_app
+                    .get(g.app as usize)
+                    .map_or_else(String::new, |a| a.app.clone()),
+                state: g.state.name().to_string(),
+                kind: if g.sticky { "sticky" } else { "full" }.to_string(),
+                compacting: g.compacting,
+                objects_visited: g.visits,
+                mb_copied: mib(g.bytes_copied),
+                pages_touched: g.pages_touched,
+                cpu_ms: round3(ms(g.cpu_ns)),
+                fault_stall_ms: round3(ms(g.stall_ns)),
+                pause_ms: round3(ms(g.pause_ns)),
+            })
+            .collect(),
     }
 }
 

@@ -51,6 +51,35 @@ fn default_day_reaches_pressure_and_loses_nothing() {
     assert!(p.kills.total > 0, "20 apps on a 4 GB phone must see kills");
     assert!(p.cached_apps.max >= 3);
     assert_eq!(p.timeseries.t_s.len(), p.timeseries.cached_apps.len());
+
+    // Metrics sampled during the run.
+    let ts = &p.timeseries;
+    let n = ts.t_s.len();
+    assert!(n > 10);
+    assert_eq!(ts.unusable_index.len(), n);
+    assert!(ts.unusable_index.iter().all(|row| row.len() == 11
+        && row.iter().all(|u| (0.0..=1.0).contains(u))
+        && row.windows(2).all(|w| w[0] <= w[1])));
+    assert_eq!(ts.zram_orig_mb.len(), n);
+    assert!(
+        ts.zram_orig_mb.iter().any(|&v| v > 0.0),
+        "zram fills during the run"
+    );
+    assert!(ts.zram_orig_mb.iter().zip(&ts.zram_compr_mb).all(|(o, c)| c <= o));
+    assert!(
+        ts.policy_cpu_ms.iter().all(|&v| v == 0.0),
+        "stock Android has no policy CPU"
+    );
+    // One row per collection, adding up to the GC totals.
+    assert_eq!(p.gcs.len() as u64, p.gc.collections);
+    assert_eq!(
+        p.gcs.iter().map(|g| g.objects_visited).sum::<u64>(),
+        p.gc.objects_visited
+    );
+    assert!(
+        p.gcs.iter().any(|g| g.state == "background"),
+        "collector transitions run in the background"
+    );
 }
 
 #[test]

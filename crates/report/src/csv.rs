@@ -2,7 +2,10 @@
 //!
 //! - `timeseries_<policy>.csv`: one row per sample, columns
 //!   [`TIMESERIES_COLUMNS`] (`t_s, cached_apps, free_mb, anon_mb,
-//!   file_mb, swapped_mb, zram_mb, kernel_mb, psi_some_ms`);
+//!   file_mb, swapped_mb, zram_mb, kernel_mb, psi_some_ms, ui_0..ui_10` (unusable index per
+//!   order), `zram_orig_mb, zram_compr_mb, zram_same_pages, zram_huge_pages, policy_cpu_ms`);
+//! - `gcs_<policy>.csv`: one row per garbage collection, columns [`GC_COLUMNS`] (written when the
+//!   run had collections);
 //! - `per_app.csv`: one row per (policy, app), columns `policy` then
 //!   [`PER_APP_COLUMNS`];
 //! - `summary.csv`: one row per policy, columns `policy` then
@@ -11,7 +14,7 @@
 //! Numbers are written with up to 6 decimals. `<policy>` in file names is the policy name with any
 //! character outside `[A-Za-z0-9._-]` replaced by `_`.
 
-use crate::format::{Cell, PER_APP_COLUMNS, SUMMARY_ROWS, TIMESERIES_COLUMNS};
+use crate::format::{Cell, GC_COLUMNS, PER_APP_COLUMNS, SUMMARY_ROWS, TIMESERIES_COLUMNS};
 use crate::model::RunReport;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -53,6 +56,16 @@ pub fn timeseries_csv(report: &RunReport, i: usize) -> String {
             &mut out,
             TIMESERIES_COLUMNS.iter().map(|c| (c.value)(ts, row).raw()),
         );
+    }
+    out
+}
+
+/// `gcs_<policy>.csv` contents for policy index `i`: one row per garbage collection.
+pub fn gcs_csv(report: &RunReport, i: usize) -> String {
+    let mut out = String::new();
+    line(&mut out, GC_COLUMNS.iter().map(|(k, _)| k.to_string()));
+    for g in &report.policies[i].gcs {
+        line(&mut out, GC_COLUMNS.iter().map(|(_, v)| v(g).raw()));
     }
     out
 }
@@ -109,6 +122,11 @@ pub fn write_csv(report: &RunReport, dir: impl AsRef<Path>) -> io::Result<Vec<Pa
             format!("timeseries_{}.csv", file_safe(&p.policy)),
             timeseries_csv(report, i),
         )?;
+    }
+    for (i, p) in report.policies.iter().enumerate() {
+        if !p.gcs.is_empty() {
+            put(format!("gcs_{}.csv", file_safe(&p.policy)), gcs_csv(report, i))?;
+        }
     }
     put("per_app.csv".into(), per_app_csv(report))?;
     put("summary.csv".into(), summary_csv(report))?;

@@ -10,7 +10,7 @@
 //! - [`Cell`]: a value with its display precision; [`Cell::display`] for humans, [`Cell::raw`] for
 //!   CSV (6 decimals).
 
-use crate::model::{AppResult, PolicyResult, RunReport, TimeSeries, BYTES_PER_MB};
+use crate::model::{AppResult, GcRow, PolicyResult, RunReport, TimeSeries, BYTES_PER_MB};
 
 /// One value of a table.
 #[derive(Clone, Debug, PartialEq)]
@@ -332,7 +332,114 @@ pub const TIMESERIES_COLUMNS: &[SeriesColumn] = &[
         key: "psi_some_ms",
         value: |t, i| num_at(&t.psi_some_ms, i),
     },
+    SeriesColumn {
+        key: "ui_0",
+        value: |t, i| unusable_at(t, i, 0),
+    },
+    SeriesColumn {
+        key: "ui_1",
+        value: |t, i| unusable_at(t, i, 1),
+    },
+    SeriesColumn {
+        key: "ui_2",
+        value: |t, i| unusable_at(t, i, 2),
+    },
+    SeriesColumn {
+        key: "ui_3",
+        value: |t, i| unusable_at(t, i, 3),
+    },
+    SeriesColumn {
+        key: "ui_4",
+        value: |t, i| unusable_at(t, i, 4),
+    },
+    SeriesColumn {
+        key: "ui_5",
+        value: |t, i| unusable_at(t, i, 5),
+    },
+    SeriesColumn {
+        key: "ui_6",
+        value: |t, i| unusable_at(t, i, 6),
+    },
+    SeriesColumn {
+        key: "ui_7",
+        value: |t, i| unusable_at(t, i, 7),
+    },
+    SeriesColumn {
+        key: "ui_8",
+        value: |t, i| unusable_at(t, i, 8),
+    },
+    SeriesColumn {
+        key: "ui_9",
+        value: |t, i| unusable_at(t, i, 9),
+    },
+    SeriesColumn {
+        key: "ui_10",
+        value: |t, i| unusable_at(t, i, 10),
+    },
+    SeriesColumn {
+        key: "zram_orig_mb",
+        value: |t, i| num_at(&t.zram_orig_mb, i),
+    },
+    SeriesColumn {
+        key: "zram_compr_mb",
+        value: |t, i| num_at(&t.zram_compr_mb, i),
+    },
+    SeriesColumn {
+        key: "zram_same_pages",
+        value: |t, i| int_at(&t.zram_same_pages, i),
+    },
+    SeriesColumn {
+        key: "zram_huge_pages",
+        value: |t, i| int_at(&t.zram_huge_pages, i),
+    },
+    SeriesColumn {
+        key: "policy_cpu_ms",
+        value: |t, i| num_at(&t.policy_cpu_ms, i),
+    },
 ];
+
+/// Columns of `gcs_<policy>.csv` (one row per garbage collection), in order.
+pub const GC_COLUMNS: &[(&str, fn(&GcRow) -> Cell)] = &[
+    ("t_s", |g| Cell::Num(g.t_s, 3)),
+    ("app", |g| Cell::Text(g.app.clone())),
+    ("state", |g| Cell::Text(g.state.clone())),
+    ("kind", |g| Cell::Text(g.kind.clone())),
+    ("compacting", |g| Cell::Int(g.compacting as u64)),
+    ("objects_visited", |g| Cell::Int(g.objects_visited)),
+    ("mb_copied", |g| Cell::Num(g.mb_copied, 3)),
+    ("pages_touched", |g| Cell::Int(g.pages_touched)),
+    ("cpu_ms", |g| Cell::Num(g.cpu_ms, 3)),
+    ("fault_stall_ms", |g| Cell::Num(g.fault_stall_ms, 3)),
+    ("pause_ms", |g| Cell::Num(g.pause_ms, 3)),
+];
+
+fn int_at(v: &[u64], i: usize) -> Cell {
+    v.get(i).map_or(Cell::Empty, |x| Cell::Int(*x))
+}
+
+fn unusable_at(t: &TimeSeries, i: usize, order: usize) -> Cell {
+    t.unusable_index
+        .get(i)
+        .and_then(|row| row.get(order))
+        .map_or(Cell::Empty, |x| Cell::Num(*x, 3))
+}
+
+/// Mean objects visited per collection, by the app's state when it ran: `(state, collections,
+/// mean visits)` for each state that had collections, in the order foreground, transition,
+/// background.
+pub fn gc_visits_by_state(p: &PolicyResult) -> Vec<(&'static str, u64, f64)> {
+    ["foreground", "transition", "background"]
+        .into_iter()
+        .filter_map(|state| {
+            let (n, sum) = p
+                .gcs
+                .iter()
+                .filter(|g| g.state == state)
+                .fold((0u64, 0u64), |(n, s), g| (n + 1, s + g.objects_visited));
+            (n > 0).then(|| (state, n, sum as f64 / n as f64))
+        })
+        .collect()
+}
 
 /// A memory-state series plotted over time (MiB).
 pub struct MemorySeries {

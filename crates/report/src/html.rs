@@ -12,8 +12,9 @@
 //!    per policy on a shared y scale;
 //! 7. plot: kills by reason, grouped bars;
 //! 8. plot: unusable free-space index per buddy order at the end of the run, one line per policy;
-//! 9. tables: per-app launches and latencies per policy; zram `mm_stat`, PSI, CPU by actor and
-//!    vmstat counters.
+//! 9. plot: unusable index of order 4 over time, one line per policy;
+//! 10. tables: per-app launches and latencies per policy; zram `mm_stat`, PSI, GC objects visited
+//!     per collection by app state, CPU by actor and vmstat counters.
 //!
 //! Plots are drawn with `plotters` using only its SVG backend. Without the `ttf`/`ab_glyph` features
 //! plotters uses a crude text-size estimate for layout and the SVG backend emits `<text>` elements
@@ -23,7 +24,8 @@
 //! Each policy keeps the same colour in every plot (Tableau 10 palette, by policy order).
 
 use crate::format::{
-    run_description, summary_grid, time_axis_unit, Cell, MEMORY_SERIES, PER_APP_COLUMNS, ZRAM_ROWS,
+    gc_visits_by_state, run_description, summary_grid, time_axis_unit, Cell, MEMORY_SERIES, PER_APP_COLUMNS,
+    ZRAM_ROWS,
 };
 use crate::model::{PolicyResult, RunReport, APP_CPU_CATEGORY};
 use plotters::coord::combinators::{BindKeyPoints, LogCoord, WithKeyPoints};
@@ -184,6 +186,15 @@ fn render(r: &RunReport) -> PlotResult<String> {
         "Per buddy order at the end of the run: fraction of free memory unusable for an allocation of \
          that order (0 = all usable).",
     );
+    section(
+        &mut h,
+        "Unusable free-space index over time",
+        &unusable_time_plot(r)?,
+        &format!(
+            "Order {UNUSABLE_ORDER_OVER_TIME} (64 KiB blocks), sampled during the run; every order is in \
+             the ui_0..ui_10 columns of timeseries_<policy>.csv."
+        ),
+    );
 
     h.push_str("<h2>Per app</h2>\n");
     for (i, p) in r.policies.iter().enumerate() {
@@ -315,6 +326,19 @@ fn details_tables(r: &RunReport) -> String {
     let labels = ["some (ms)".to_string(), "full (ms)".to_string()];
     h.push_str(&rows(&labels, &|p, i| {
         Cell::Num(if i == 0 { p.psi.some_ms } else { p.psi.full_ms }, 1)
+    }));
+
+    h.push_str("<h3>GC objects visited per collection, by app state</h3>\n");
+    let states = ["foreground", "transition", "background"];
+    let labels: Vec<String> = states
+        .iter()
+        .map(|s| format!("{s}: collections / mean visits"))
+        .collect();
+    h.push_str(&rows(&labels, &|p, i| {
+        gc_visits_by_state(p)
+            .into_iter()
+            .find(|(s, _, _)| *s == states[i])
+            .map_or(Cell::Empty, |(_, n, mean)| Cell::Text(format!("{n} / {mean:.0}")))
     }));
 
     h.push_str("<h3>CPU time by actor (ms)</h3>\n");
@@ -631,6 +655,43 @@ fn cached_plot(r: &RunReport) -> PlotResult<String> {
         let x = RangedCoordf64::from(0.0..(span / unit).max(1e-9));
         let x_desc = format!("simulated time ({unit_name})");
         line_chart(&plot, "", x, (0.0, ymax), (&x_desc, "cached apps"), &lines)
+    })
+}
+
+/// Order whose unusable index is plotted over time (64 KiB blocks: ISMM'15 Fig. 2 shows stock
+/// allocation saturating for orders ≥ 4).
+const UNUSABLE_ORDER_OVER_TIME: usize = 4;
+
+fn unusable_time_plot(r: &RunReport) -> PlotResult<String> {
+    let span = time_span(r);
+    let (unit_name, unit) = time_axis_unit(span);
+    let lines: Vec<Line> = r
+        .policies
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let v: Vec<f64> = p
+                .timeseries
+                .unusable_index
+                .iter()
+                .map(|row| row.get(UNUSABLE_ORDER_OVER_TIME).copied().unwrap_or(f64::NAN))
+                .collect();
+            Line {
+                label: p.policy.clone(),
+                color: policy_color(i),
+                points: time_points(&p.timeseries.t_s, &v, unit)
+                    .into_iter()
+                    .filter(|pt| pt.1.is_finite())
+                    .collect(),
+                markers: false,
+            }
+        })
+        .collect();
+    svg_string(&line_keys(&lines), 300, |plot| {
+        let x = RangedCoordf64::from(0.0..(span / unit).max(1e-9));
+        let x_desc = format!("simulated time ({unit_name})");
+        let y_desc = format!("unusable index, order {UNUSABLE_ORDER_OVER_TIME}");
+        line_chart(&plot, "", x, (0.0, 1.05), (&x_desc, &y_desc), &lines)
     })
 }
 

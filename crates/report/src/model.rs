@@ -119,6 +119,31 @@ pub struct PolicyResult {
     pub vmstat: BTreeMap<String, u64>,
     /// Sampled time series.
     pub timeseries: TimeSeries,
+    /// One row per garbage collection, in the order they ran.
+    #[serde(default)]
+    pub gcs: Vec<GcRow>,
+}
+
+/// One garbage collection (`gcs_<policy>.csv` row).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct GcRow {
+    /// Start, simulated seconds.
+    pub t_s: f64,
+    pub app: String,
+    /// State of the app when the GC started: `foreground`, `transition` or `background` (a GC
+    /// during a hot launch counts as `background`; see `gc.launch_collections`).
+    pub state: String,
+    /// `sticky` or `full`.
+    pub kind: String,
+    pub compacting: bool,
+    pub objects_visited: u64,
+    pub mb_copied: f64,
+    pub pages_touched: u64,
+    pub cpu_ms: f64,
+    /// GC-thread stalls on faults, ms.
+    pub fault_stall_ms: f64,
+    /// Main-thread pause, ms.
+    pub pause_ms: f64,
 }
 
 /// Summary of a latency distribution, milliseconds.
@@ -360,6 +385,22 @@ pub struct TimeSeries {
     pub kernel_mb: Vec<f64>,
     /// Cumulative PSI memory "some" stall, ms.
     pub psi_some_ms: Vec<f64>,
+    /// Unusable free-space index per buddy order 0..=10, one row per sample.
+    #[serde(default)]
+    pub unusable_index: Vec<Vec<f64>>,
+    /// zram `mm_stat` over time: `orig_data_size` and `compr_data_size` (MiB), `same_pages`,
+    /// `huge_pages` (`mem_used_total` is `zram_mb`).
+    #[serde(default)]
+    pub zram_orig_mb: Vec<f64>,
+    #[serde(default)]
+    pub zram_compr_mb: Vec<f64>,
+    #[serde(default)]
+    pub zram_same_pages: Vec<u64>,
+    #[serde(default)]
+    pub zram_huge_pages: Vec<u64>,
+    /// Cumulative CPU in the `policy` category, ms.
+    #[serde(default)]
+    pub policy_cpu_ms: Vec<f64>,
 }
 
 impl TimeSeries {

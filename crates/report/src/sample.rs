@@ -147,7 +147,32 @@ fn policy(rng: &mut Rng, name: &str, slow: f64, swap: bool, samples: usize, seco
         ts.zram_mb.push(round3(zram));
         ts.kernel_mb.push(kernel);
         ts.psi_some_ms.push(round3(psi));
+        ts.unusable_index.push(
+            (0..=10)
+                .map(|o| round3(((o as f64 + 1.0) / 11.0 * (1.0 + t / seconds) / 2.0).min(1.0)))
+                .collect(),
+        );
+        ts.zram_orig_mb.push(round3(swapped));
+        ts.zram_compr_mb.push(round3(zram));
+        ts.zram_same_pages.push((swapped * 256.0 / 20.0) as u64);
+        ts.zram_huge_pages.push(12);
+        ts.policy_cpu_ms.push(0.0);
     }
+    let gcs = (0..12)
+        .map(|i| GcRow {
+            t_s: round3(seconds * i as f64 / 12.0),
+            app: APPS[i % APPS.len()].to_string(),
+            state: ["foreground", "transition", "background"][i % 3].to_string(),
+            kind: if i % 4 == 0 { "full" } else { "sticky" }.to_string(),
+            compacting: i % 4 == 0,
+            objects_visited: 50_000 + 10_000 * (i as u64 % 5),
+            mb_copied: round3(2.0 + rng.unit()),
+            pages_touched: 900 + i as u64,
+            cpu_ms: round3(20.0 + 10.0 * rng.unit()),
+            fault_stall_ms: round3(3.0 * slow * rng.unit()),
+            pause_ms: 0.2,
+        })
+        .collect();
 
     let mut by_category = BTreeMap::new();
     for (k, v) in [
@@ -248,5 +273,6 @@ fn policy(rng: &mut Rng, name: &str, slow: f64, swap: bool, samples: usize, seco
         },
         vmstat,
         timeseries: ts,
+        gcs,
     }
 }

@@ -169,20 +169,34 @@ fn csv_files_have_headers_and_rows() {
     let r = report();
     let dir = scratch("csv");
     let written = write_csv(&r, &dir).unwrap();
-    assert_eq!(written.len(), 4);
+    // timeseries × 2, gcs × 2, per_app, summary.
+    assert_eq!(written.len(), 6);
 
     for p in &r.policies {
         let s = std::fs::read_to_string(dir.join(format!("timeseries_{}.csv", p.policy))).unwrap();
         let lines: Vec<&str> = s.lines().collect();
         assert_eq!(
             lines[0],
-            "t_s,cached_apps,free_mb,anon_mb,file_mb,swapped_mb,zram_mb,kernel_mb,psi_some_ms"
+            "t_s,cached_apps,free_mb,anon_mb,file_mb,swapped_mb,zram_mb,kernel_mb,psi_some_ms,\
+             ui_0,ui_1,ui_2,ui_3,ui_4,ui_5,ui_6,ui_7,ui_8,ui_9,ui_10,\
+             zram_orig_mb,zram_compr_mb,zram_same_pages,zram_huge_pages,policy_cpu_ms"
         );
         assert_eq!(lines.len(), 1 + SAMPLES);
         assert!(lines
             .iter()
             .all(|l| l.split(',').count() == TIMESERIES_COLUMNS.len()));
         assert!(lines[1].starts_with("0,"));
+    }
+
+    for p in &r.policies {
+        let s = std::fs::read_to_string(dir.join(format!("gcs_{}.csv", p.policy))).unwrap();
+        let lines: Vec<&str> = s.lines().collect();
+        assert_eq!(
+            lines[0],
+            "t_s,app,state,kind,compacting,objects_visited,mb_copied,pages_touched,cpu_ms,fault_stall_ms,pause_ms"
+        );
+        assert_eq!(lines.len(), 1 + p.gcs.len());
+        assert!(lines.iter().all(|l| l.split(',').count() == 11));
     }
 
     let s = std::fs::read_to_string(dir.join("per_app.csv")).unwrap();
@@ -257,9 +271,10 @@ fn html_is_self_contained_with_one_svg_per_plot() {
     let html = to_html_string(&r).unwrap();
     assert!(html.starts_with("<!DOCTYPE html>"));
     assert!(html.ends_with("</html>\n"));
-    // CDF, cached apps, CPU, memory, kills, unusable index.
-    assert_eq!(html.matches("<svg").count(), 6);
-    assert_eq!(html.matches("</svg>").count(), 6);
+    // CDF, cached apps, CPU, memory, kills, unusable index at the end and over time.
+    assert_eq!(html.matches("<svg").count(), 7);
+    assert_eq!(html.matches("</svg>").count(), 7);
+    assert!(html.contains("GC objects visited per collection, by app state"));
     let without_xmlns = html.replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
     assert!(!without_xmlns.contains("http://") && !without_xmlns.contains("https://"));
     for forbidden in ["<script", "<link", "<img", "@import", "url("] {
@@ -293,7 +308,7 @@ fn degenerate_reports_render() {
     // No policies; one policy with no data at all.
     let empty = RunReport::new("empty", "dev", 1);
     let html = to_html_string(&empty).unwrap();
-    assert_eq!(html.matches("<svg").count(), 6);
+    assert_eq!(html.matches("<svg").count(), 7);
     let mut one = RunReport::new("one", "dev", 1);
     one.policies.push(PolicyResult {
         policy: "android".into(),

@@ -13,10 +13,26 @@ impl Simulation {
         now: Nanos,
         f: impl FnOnce(&mut JavaApp, &mut Kernel, &mut engine::CpuLedger) -> R,
     ) -> Option<R> {
+        let state = self.rt[app].state;
         let japp = self.rt[app].java.as_mut()?;
+        let gcs_before = japp.rt.history.len();
         let mut ledger = engine::CpuLedger::default();
         let out = f(japp, &mut self.k, &mut ledger);
         self.k.cpu.absorb(&ledger);
+        self.gcs
+            .extend(japp.rt.history[gcs_before..].iter().map(|g| GcRecord {
+                t: g.start,
+                app: app as u32,
+                state,
+                sticky: g.sticky,
+                compacting: g.compacting,
+                visits: g.visits,
+                bytes_copied: g.bytes_copied,
+                pages_touched: g.pages_touched,
+                cpu_ns: g.cpu_ns,
+                stall_ns: g.stall_ns,
+                pause_ns: g.pause_ns,
+            }));
         if let Some(due) = japp.pending_gc() {
             let inc = self.rt[app].lmkd_seq;
             if self.rt[app].gc_due != Some(due) {

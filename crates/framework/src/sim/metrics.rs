@@ -28,6 +28,63 @@ pub struct Sample {
     pub backend_pages: u64,
     pub kernel_pages: u64,
     pub psi_some_ns: u64,
+    /// Unusable free-space index per buddy order 0..=10 (DESIGN §3.3).
+    pub unusable_index: [f64; kernel::types::NR_ORDERS],
+    /// zram `mm_stat` summed over zram devices: `orig_data_size`, `compr_data_size`,
+    /// `mem_used_total` (bytes), `same_pages`, `huge_pages`.
+    pub zram: ZramSample,
+    /// Cumulative CPU in the `policy` category (all actors).
+    pub policy_cpu_ns: u64,
+}
+
+/// The `mm_stat` fields sampled over time.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct ZramSample {
+    pub orig_data_size: u64,
+    pub compr_data_size: u64,
+    pub mem_used_total: u64,
+    pub same_pages: u64,
+    pub huge_pages: u64,
+}
+
+impl ZramSample {
+    /// Sum of the `mm_stat` fields reported by `backends` (devices without them add nothing).
+    pub fn of(backends: &[Box<dyn kernel::swap::SwapBackend>]) -> Self {
+        let mut z = ZramSample::default();
+        for b in backends {
+            for (name, v) in b.stats() {
+                match name {
+                    "orig_data_size" => z.orig_data_size += v,
+                    "compr_data_size" => z.compr_data_size += v,
+                    "mem_used_total" => z.mem_used_total += v,
+                    "same_pages" => z.same_pages += v,
+                    "huge_pages" => z.huge_pages += v,
+                    _ => {}
+                }
+            }
+        }
+        z
+    }
+}
+
+/// One garbage collection, with the state of its app when it ran.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct GcRecord {
+    /// Start, simulated ns.
+    pub t: Nanos,
+    pub app: u32,
+    pub state: AppState,
+    pub sticky: bool,
+    pub compacting: bool,
+    /// Objects the collector visited.
+    pub visits: u64,
+    pub bytes_copied: u64,
+    pub pages_touched: u64,
+    pub cpu_ns: Nanos,
+    /// GC-thread fault stalls.
+    pub stall_ns: Nanos,
+    /// Main-thread pause.
+    pub pause_ns: Nanos,
 }
 
 /// Java garbage collections over a run (all apps).
@@ -74,6 +131,8 @@ pub struct SimOutput {
     /// Cached apps just before the first kill that was not the user's (`None`: no such kill).
     pub cached_at_first_kill: Option<u32>,
     pub energy_j: f64,
+    /// Every collection of the run, in the order they ran.
+    pub gcs: Vec<GcRecord>,
     pub kernel: Kernel,
 }
 
@@ -106,6 +165,12 @@ impl Simulation {
             backend_pages: mi.backend_frames,
             kernel_pages: mi.kernel_frames,
             psi_some_ns: self.k.psi.some_total_ns,
+            unusable_index: {
+                let counts = self.k.buddy().free_block_counts();
+                std::array::from_fn(|o| kernel::buddy::unusable_index(&counts, o as u8))
+            },
+            zram: ZramSample::of(self.k.backends()),
+            policy_cpu_ns: self.k.cpu.by_category(Category::Policy),
         });
     }
 }

@@ -170,6 +170,18 @@ pub enum AppState {
     Background,
 }
 
+impl AppState {
+    /// Lower-case name used in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            AppState::NotRunning => "not_running",
+            AppState::Foreground => "foreground",
+            AppState::Transition => "transition",
+            AppState::Background => "background",
+        }
+    }
+}
+
 /// What policies see of an app at a lifecycle callback.
 #[derive(Debug, Clone, Copy)]
 pub struct AppView {
@@ -261,6 +273,7 @@ pub struct Simulation {
     cached_peak: u32,
     alive_peak: u32,
     cached_at_first_kill: Option<u32>,
+    gcs: Vec<GcRecord>,
     end: Nanos,
 }
 
@@ -373,6 +386,7 @@ impl Simulation {
             cached_peak: 0,
             alive_peak: 0,
             cached_at_first_kill: None,
+            gcs: Vec::new(),
             end,
         })
     }
@@ -469,6 +483,7 @@ impl Simulation {
             alive_peak: self.alive_peak,
             cached_at_first_kill: self.cached_at_first_kill,
             energy_j,
+            gcs: self.gcs,
             kernel: self.k,
         }
     }
