@@ -8,6 +8,9 @@
 //! regions) come as further modules implementing the same [`Policy`] trait.
 
 pub mod android;
+pub mod shared;
+
+pub use shared::Shared;
 
 use device::DeviceProfile;
 use framework::FrameworkHooks;
