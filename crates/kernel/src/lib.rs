@@ -23,6 +23,7 @@
 //! approximated by memory stalls of app main threads (see [`psi`]).
 
 pub mod buddy;
+pub mod facade;
 pub mod hooks;
 pub mod mm;
 pub mod psi;
@@ -196,6 +197,8 @@ pub struct Kernel {
     pub vmstat: VmStat,
     pub integrity: Integrity,
     pub cpu: CpuLedger,
+    pub timers: engine::Timers,
+    policy_cmds: Vec<(Nanos, Actor, facade::KernelCmd)>,
     /// Workingset clock: advanced on every eviction and activation (Linux `nonresident_age`).
     pub(crate) nonresident_age: u32,
     /// Recent reclaim cost per type for `get_scan_count` (Linux `lruvec->anon_cost/file_cost`).
@@ -296,6 +299,8 @@ impl Kernel {
             vmstat: VmStat::default(),
             integrity: Integrity::default(),
             cpu: CpuLedger::default(),
+            timers: engine::Timers::default(),
+            policy_cmds: Vec::new(),
             nonresident_age: 0,
             anon_cost: 0,
             file_cost: 0,

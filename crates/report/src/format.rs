@@ -398,8 +398,11 @@ pub const TIMESERIES_COLUMNS: &[SeriesColumn] = &[
     },
 ];
 
+/// A column of `gcs_<policy>.csv`: its key and the value of one row.
+pub type GcColumn = (&'static str, fn(&GcRow) -> Cell);
+
 /// Columns of `gcs_<policy>.csv` (one row per garbage collection), in order.
-pub const GC_COLUMNS: &[(&str, fn(&GcRow) -> Cell)] = &[
+pub const GC_COLUMNS: &[GcColumn] = &[
     ("t_s", |g| Cell::Num(g.t_s, 3)),
     ("app", |g| Cell::Text(g.app.clone())),
     ("state", |g| Cell::Text(g.state.clone())),

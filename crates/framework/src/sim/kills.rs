@@ -13,7 +13,7 @@ impl Simulation {
     }
 
     /// Bookkeeping after a process died (the kernel already freed its memory).
-    pub(super) fn mark_dead(&mut self, _now: Nanos, app: usize, reason: KillReason) {
+    pub(super) fn mark_dead(&mut self, now: Nanos, app: usize, reason: KillReason) {
         if reason != KillReason::User && self.cached_at_first_kill.is_none() {
             self.cached_at_first_kill = Some(self.cached_count());
         }
@@ -28,7 +28,7 @@ impl Simulation {
         }
         *self.kills.entry(reason.name()).or_insert(0) += 1;
         self.per_app[app].kills += 1;
-        self.hooks.on_killed(&mut self.k, app);
+        self.framework_hook(now, Actor::Kernel, |h, k| h.on_killed(k, app));
     }
 
     pub(super) fn kill(&mut self, now: Nanos, app: usize, reason: KillReason) {

@@ -34,7 +34,7 @@ impl Simulation {
         self.foreground = Some(app);
         self.set_adj(app, FOREGROUND_APP_ADJ);
         let view = self.view(app, end);
-        self.hooks.on_foreground(&mut self.k, &view);
+        self.framework_hook(end, Actor::AppMain(view.pid), |h, k| h.on_foreground(k, &view));
         self.q.push(end + self.cfg.fg_tick, Ev::FgTick { app, gen });
         self.update_cached(now);
     }
@@ -45,6 +45,8 @@ impl Simulation {
         let set = self.apps[app].access.launch_set(ctx, n);
         let work = self.apps[app].hot_resume;
         let mut touched = Vec::with_capacity(set.len());
+        let now0 = now;
+        let now = now + self.launch_start(now, app, LaunchKind::Hot).ns;
         // The runtime learns the app is jank-perceptible (a pending background GC is cancelled),
         // then the resumed activity allocates (GC pauses land on the launch).
         let launch_alloc = self.apps[app].java.params.launch_alloc_bytes as f64;
@@ -65,23 +67,40 @@ impl Simulation {
         };
         if !self.rt[app].pid.is_some_and(|p| self.alive(p)) {
             self.collect_oom_kills(start);
-            return self.cold_launch(now, app);
+            return self.cold_launch(now0, app);
         }
         match self.touch(app, start, &set, work, false, Some(&mut touched)) {
             Some(end) => {
-                let us = ((end - now) / 1000).max(1);
+                let us = ((end - now0) / 1000).max(1);
                 self.out_hot.record(us).ok();
                 self.per_app[app].hot_us.record(us).ok();
                 self.per_app[app].launches_hot += 1;
-                let view = self.view(app, end);
-                self.hooks.on_launch_end(&mut self.k, &view, &touched);
+                self.launch_end(end, app, LaunchKind::Hot, &touched);
                 Some(end)
             }
             None => {
                 // Killed while launching: the user gets a cold launch instead.
-                self.cold_launch(now, app)
+                self.cold_launch(now0, app)
             }
         }
+    }
+
+    /// The policy's `on_launch_start` at `now` on the app's main thread; returns the stall it adds
+    /// to the launch (its own and that of the kernel work it queued).
+    fn launch_start(&mut self, now: Nanos, app: usize, kind: LaunchKind) -> Stall {
+        let view = self.view(app, now);
+        let (mut s, queued) = self.framework_hook(now, Actor::AppMain(view.pid), |h, k| {
+            h.on_launch_start(k, &view, kind)
+        });
+        s.add(queued);
+        s
+    }
+
+    fn launch_end(&mut self, end: Nanos, app: usize, kind: LaunchKind, touched: &[PageIdx]) {
+        let view = self.view(app, end);
+        self.framework_hook(end, Actor::AppMain(view.pid), |h, k| {
+            h.on_launch_end(k, &view, kind, touched)
+        });
     }
 
     pub(super) fn cold_launch(&mut self, now: Nanos, app: usize) -> Option<Nanos> {
@@ -137,6 +156,7 @@ impl Simulation {
         self.k
             .cpu
             .charge(Actor::AppMain(pid), Category::Lifecycle, t0 - now);
+        let t0 = t0 + self.launch_start(t0, app, LaunchKind::Cold).ns;
         if churn_at != Nanos::MAX {
             let inc = self.rt[app].lmkd_seq;
             self.q.push(churn_at, Ev::Churn { app, inc });
@@ -151,11 +171,13 @@ impl Simulation {
             }
         };
         let work = self.apps[app].cold_init;
-        let end = self.touch(app, t1, &offs, work, true, None)?;
+        let mut touched = Vec::with_capacity(offs.len());
+        let end = self.touch(app, t1, &offs, work, true, Some(&mut touched))?;
         let us = ((end - now) / 1000).max(1);
         self.out_cold.record(us).ok();
         self.per_app[app].cold_us.record(us).ok();
         self.per_app[app].launches_cold += 1;
+        self.launch_end(end, app, LaunchKind::Cold, &touched);
         Some(end)
     }
 
@@ -171,7 +193,7 @@ impl Simulation {
         // ART hears the process state change (stock: a compacting GC 5 s later).
         self.with_java(app, now, |j, _, _| j.set_foreground(now, false));
         let view = self.view(app, now);
-        self.hooks.on_background(&mut self.k, &view);
+        self.framework_hook(now, Actor::Kernel, |h, k| h.on_background(k, &view));
         self.q
             .push(now + self.cfg.transition / 2, Ev::B1Touch { app, gen });
         self.q
@@ -187,7 +209,7 @@ impl Simulation {
         if self.cfg.app_compaction {
             self.compact_app(t, &view);
         }
-        self.hooks.on_transition_end(&mut self.k, &view);
+        self.framework_hook(t, Actor::Kernel, |h, k| h.on_transition_end(k, &view));
         self.update_cached(t);
         self.q.push(t + self.cfg.bg_tick, Ev::BgTick { app, gen });
     }
@@ -200,13 +222,11 @@ impl Simulation {
         if rss * 4 < 12_000 {
             return;
         }
-        let mut ranges = self.rt[v.app]
-            .java
-            .as_ref()
-            .map(|j| j.mapped_ranges())
-            .unwrap_or_default();
-        ranges.extend([(v.native_first, v.native_pages), (v.file_first, v.file_pages)]);
-        for (first, pages) in ranges {
+        for &(first, pages) in v
+            .java_ranges
+            .iter()
+            .chain(&[(v.native_first, v.native_pages), (v.file_first, v.file_pages)])
+        {
             if pages > 0 {
                 self.k.madvise(t, Actor::Kernel, first, pages, Advice::PageOut);
             }

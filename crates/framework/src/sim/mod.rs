@@ -20,7 +20,7 @@ use crate::adj::*;
 use crate::lmkd::{Candidate, KillReason, Lmkd, LmkdConfig, MemSnapshot};
 use content::ContentId;
 use device::DeviceProfile;
-use engine::{Actor, Category, EventQueue, Nanos, RngStreams, SimRng, NS_PER_MS, NS_PER_SEC};
+use engine::{Actor, Category, EventQueue, Nanos, RngStreams, SimRng, Stall, NS_PER_MS, NS_PER_SEC};
 use hdrhistogram::Histogram;
 use kernel::mm::ContentSource;
 use kernel::types::*;
@@ -183,16 +183,21 @@ impl AppState {
 }
 
 /// What policies see of an app at a lifecycle callback.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct AppView {
     pub app: usize,
     pub pid: Pid,
     pub now: Nanos,
+    pub state: AppState,
+    /// Launch context of the app's latest launch (MemSaver Table 1).
     pub context: usize,
     pub native_first: PageIdx,
     pub native_pages: u32,
     pub file_first: PageIdx,
     pub file_pages: u32,
+    /// The Java heap's mapped page ranges `(first, pages)`: used regions and large objects
+    /// (empty when the app has no running heap).
+    pub java_ranges: Vec<(PageIdx, u32)>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -223,6 +228,10 @@ enum Ev {
     Churn {
         app: usize,
         inc: u64,
+    },
+    /// A timer a policy hook scheduled.
+    PolicyTimer {
+        token: u64,
     },
     LmkdPoll,
     Sample,
@@ -397,11 +406,13 @@ impl Simulation {
             app,
             pid: r.pid.unwrap_or(NIL),
             now,
+            state: r.state,
             context: r.context,
             native_first: r.native_first,
             native_pages: m.native_pages,
             file_first: r.file_first,
             file_pages: m.file_pages,
+            java_ranges: r.java.as_ref().map(|j| j.mapped_ranges()).unwrap_or_default(),
         }
     }
 
@@ -449,6 +460,9 @@ impl Simulation {
                 Ev::B1Touch { app, gen } => self.b1_touch(t, app, gen),
                 Ev::JavaGc { app, inc } => self.java_gc(t, app, inc),
                 Ev::Churn { app, inc } => self.churn(t, app, inc),
+                Ev::PolicyTimer { token } => {
+                    self.framework_hook(t, Actor::Kernel, |h, k| h.on_timer(k, token));
+                }
                 Ev::LmkdPoll => self.lmkd_poll(t),
                 Ev::Sample => {
                     self.sample(t);
@@ -458,6 +472,7 @@ impl Simulation {
                 }
             }
             self.collect_oom_kills(t);
+            self.queue_timers(t);
         }
         self.k.advance_to(self.end);
         self.sample(self.end);

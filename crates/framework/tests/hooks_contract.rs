@@ -1,0 +1,269 @@
+//! Contract tests of the framework's policy seams: every lifecycle hook and policy timers are
+//! reached at their documented simulated times with a non-stock implementation, the launch-start
+//! stall lands on the launch's critical path, and kernel work queued through the facade is applied.
+
+use content::synth::SynthMix;
+use content::ContentStore;
+use engine::{Actor, Nanos, Stall, NS_PER_MS, NS_PER_SEC};
+use framework::sim::{AppView, LaunchKind, PolicyKernel};
+use framework::{
+    AccessSets, AppModel, FrameworkHooks, JavaModel, SimConfig, SimOutput, Simulation, StackHooks, UserAction,
+};
+use hotlaunch_framework as framework;
+use kernel::hooks::KernelHooks;
+use kernel::types::{Advice, PageIdx};
+use kernel::zram::{Zram, ZramConfig};
+use kernel::Kernel;
+use runtime::gen::GraphSpec;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// Small fixed access sets over an app of `java + native + file` pages.
+struct Sets {
+    java: u32,
+    native: u32,
+    file: u32,
+}
+
+impl AccessSets for Sets {
+    fn contexts(&self) -> usize {
+        1
+    }
+    fn launch_set(&mut self, _context: usize, _n: u32) -> Vec<u32> {
+        // A few Java pages, native pages and launch files.
+        let mut v: Vec<u32> = (0..8).collect();
+        v.extend(self.java..self.java + 64);
+        v.extend(self.java + self.native..self.java + self.native + self.file.min(32));
+        v
+    }
+    fn foreground_ws(&self) -> &[u32] {
+        &[]
+    }
+    fn b1(&self, _context: usize) -> &[u32] {
+        &[]
+    }
+    fn b2(&self) -> &[u32] {
+        &[]
+    }
+}
+
+fn app(name: &str, base: u32, len: u32, device: &device::DeviceProfile, seed: u64) -> AppModel {
+    let (java, native, file) = (1024u32, 2048u32, 512u32);
+    let spec = GraphSpec {
+        bytes: java as u64 * 4096,
+        ..GraphSpec::default()
+    };
+    let bp = spec.blueprint(&mut engine::RngStreams::new(seed).stream("heap", 0));
+    AppModel {
+        name: name.into(),
+        java_pages: java,
+        native_pages: native,
+        file_pages: file,
+        start_anon_fraction: 1.0,
+        growth: NS_PER_SEC,
+        cold_init: 100 * NS_PER_MS,
+        hot_resume: 20 * NS_PER_MS,
+        threads: 8,
+        content_base: base,
+        content_len: len,
+        access: Box::new(Sets { java, native, file }),
+        java: JavaModel {
+            blueprint: std::sync::Arc::new(bp),
+            config: runtime::HeapConfig::for_dram_mb(device.memory.dram_mb),
+            params: runtime::JavaParams::default(),
+        },
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Call {
+    LaunchStart(usize, LaunchKind, Nanos),
+    LaunchEnd(usize, LaunchKind, usize),
+    Foreground(usize),
+    Background(usize, Nanos),
+    TransitionEnd(usize, Nanos),
+    Killed(usize),
+    Timer(u64, Nanos),
+}
+
+/// Records every call; hot launches stall 7 ms at their start; leaving the foreground schedules a
+/// timer 1 s later that pages out the app's native range through the facade.
+struct Recorder {
+    log: Rc<RefCell<Vec<Call>>>,
+    native: Rc<RefCell<Vec<(PageIdx, u32)>>>,
+    java_ranges_seen: Rc<RefCell<usize>>,
+}
+
+impl FrameworkHooks for Recorder {
+    fn on_launch_start(&mut self, k: &mut PolicyKernel, app: &AppView, kind: LaunchKind) -> Stall {
+        self.log
+            .borrow_mut()
+            .push(Call::LaunchStart(app.app, kind, k.now()));
+        assert_eq!(k.actor(), Actor::AppMain(app.pid));
+        k.cx().charge(3_000);
+        if kind == LaunchKind::Hot {
+            Stall {
+                ns: 7 * NS_PER_MS,
+                psi_ns: 0,
+            }
+        } else {
+            Stall::ZERO
+        }
+    }
+    fn on_launch_end(&mut self, _k: &mut PolicyKernel, app: &AppView, kind: LaunchKind, touched: &[PageIdx]) {
+        *self.java_ranges_seen.borrow_mut() += app.java_ranges.len();
+        self.log
+            .borrow_mut()
+            .push(Call::LaunchEnd(app.app, kind, touched.len()));
+    }
+    fn on_foreground(&mut self, _k: &mut PolicyKernel, app: &AppView) {
+        self.log.borrow_mut().push(Call::Foreground(app.app));
+    }
+    fn on_background(&mut self, k: &mut PolicyKernel, app: &AppView) {
+        self.log.borrow_mut().push(Call::Background(app.app, k.now()));
+        self.native
+            .borrow_mut()
+            .push((app.native_first, app.native_pages));
+        let at = k.now() + NS_PER_SEC;
+        k.cx().schedule(at, app.app as u64);
+    }
+    fn on_transition_end(&mut self, k: &mut PolicyKernel, app: &AppView) {
+        self.log.borrow_mut().push(Call::TransitionEnd(app.app, k.now()));
+    }
+    fn on_killed(&mut self, _k: &mut PolicyKernel, app: usize) {
+        self.log.borrow_mut().push(Call::Killed(app));
+    }
+    fn on_timer(&mut self, k: &mut PolicyKernel, token: u64) {
+        self.log.borrow_mut().push(Call::Timer(token, k.now()));
+        let (first, n) = self.native.borrow()[token as usize];
+        k.madvise(first, n, Advice::PageOut);
+    }
+}
+
+fn run(hooks: Box<dyn FrameworkHooks>) -> SimOutput {
+    let device = device::DeviceProfile::builtin("pixel3").unwrap();
+    let mut contents = ContentStore::new();
+    let range = contents.append_synthetic(&SynthMix::default(), 512, 1);
+    let (base, len) = (range.start, range.end - range.start);
+    let mut cfg = ZramConfig::from_profile(&device);
+    cfg.disksize_bytes = 512 << 20;
+    let zram = Zram::new(cfg, content::CostTable::builtin());
+    let k = Kernel::new(&device, contents, vec![Box::new(zram)], KernelHooks::default()).unwrap();
+    let apps = vec![app("a", base, len, &device, 1), app("b", base, len, &device, 2)];
+    let s = NS_PER_SEC;
+    let actions = vec![
+        UserAction::Launch {
+            at: 0,
+            app: 0,
+            context: 0,
+        },
+        UserAction::Launch {
+            at: 20 * s,
+            app: 1,
+            context: 0,
+        },
+        UserAction::Launch {
+            at: 40 * s,
+            app: 0,
+            context: 0,
+        },
+        UserAction::Home { at: 60 * s },
+        UserAction::Kill { at: 80 * s, app: 1 },
+    ];
+    let mut sc = SimConfig::defaults(5);
+    sc.sample_every = 10 * s;
+    let sim = Simulation::new(
+        k,
+        device,
+        sc,
+        apps,
+        actions,
+        90 * s,
+        StackHooks {
+            framework: hooks,
+            runtime: framework::stock_runtime(),
+        },
+    )
+    .unwrap();
+    sim.run(|_, _| {})
+}
+
+#[test]
+fn every_framework_hook_fires_at_its_documented_time() {
+    let log = Rc::new(RefCell::new(Vec::new()));
+    let java_ranges_seen = Rc::new(RefCell::new(0));
+    let out = run(Box::new(Recorder {
+        log: log.clone(),
+        native: Rc::new(RefCell::new(Vec::new())),
+        java_ranges_seen: java_ranges_seen.clone(),
+    }));
+    let log = log.borrow();
+    let s = NS_PER_SEC;
+    // Launch starts: cold launches after process creation, the hot launch at the user's action.
+    let starts: Vec<_> = log
+        .iter()
+        .filter_map(|c| match c {
+            Call::LaunchStart(a, k, t) => Some((*a, *k, *t)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(starts.len(), 3, "{log:?}");
+    assert_eq!((starts[0].0, starts[0].1), (0, LaunchKind::Cold));
+    assert!(
+        starts[0].2 > 0 && starts[0].2 < s,
+        "after process creation: {:?}",
+        starts[0]
+    );
+    assert_eq!(starts[2], (0, LaunchKind::Hot, 40 * s));
+    // Every launch ends with its touched pages (cold launches too), then the app is foreground.
+    for (i, c) in log.iter().enumerate() {
+        if let Call::LaunchEnd(a, _, touched) = c {
+            assert!(*touched > 0, "{c:?}");
+            assert_eq!(log[i + 1], Call::Foreground(*a));
+        }
+    }
+    assert!(
+        *java_ranges_seen.borrow() > 0,
+        "the app view carries the Java heap's ranges"
+    );
+    // Leaving the foreground, the transition end 5 s later, the policy's timer 1 s later.
+    assert!(log.contains(&Call::Background(0, 20 * s)));
+    assert!(log.contains(&Call::TransitionEnd(0, 25 * s)));
+    assert!(log.contains(&Call::Timer(0, 21 * s)));
+    assert!(log.contains(&Call::Background(1, 40 * s)));
+    assert!(log.contains(&Call::Timer(1, 41 * s)));
+    assert!(log.contains(&Call::Background(0, 60 * s)));
+    assert!(log.contains(&Call::Killed(1)));
+    // The queued PAGEOUT was applied; the policy's CPU was charged.
+    assert!(
+        out.kernel.vmstat.madvise_pageout_pages >= 2 * 2048,
+        "{}",
+        out.kernel.vmstat.madvise_pageout_pages
+    );
+    assert_eq!(out.kernel.cpu.by_category(engine::Category::Policy), 3 * 3_000);
+}
+
+#[test]
+fn launch_start_stall_is_on_the_launch_path() {
+    let stock = run(Box::new(framework::sim::StockFramework));
+    struct Slow;
+    impl FrameworkHooks for Slow {
+        fn on_launch_start(&mut self, _k: &mut PolicyKernel, _app: &AppView, kind: LaunchKind) -> Stall {
+            match kind {
+                LaunchKind::Hot => Stall {
+                    ns: 50 * NS_PER_MS,
+                    psi_ns: 0,
+                },
+                LaunchKind::Cold => Stall::ZERO,
+            }
+        }
+    }
+    let slow = run(Box::new(Slow));
+    assert_eq!(stock.hot_us.len(), 1);
+    assert_eq!(slow.hot_us.len(), 1);
+    let (a, b) = (stock.hot_us.max(), slow.hot_us.max());
+    assert!(
+        b >= a + 49_000 && b <= a + 51_000 + a / 10,
+        "stock {a} µs, with a 50 ms start stall {b} µs"
+    );
+}
