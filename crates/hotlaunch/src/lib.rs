@@ -226,7 +226,7 @@ pub fn java_model(
         "generated" => {
             let spec = GraphSpec {
                 bytes,
-                sizes: SizeDist::fleet_fig7(),
+                sizes: SizeDist::commercial_apps(),
                 local_refs: runtime::bench::BENCH_LOCAL_REFS,
                 shared_refs: runtime::bench::BENCH_SHARED_REFS,
                 ..GraphSpec::default()
@@ -234,10 +234,10 @@ pub fn java_model(
             let mut rng = RngStreams::new(seed).stream("java-heap", 0);
             spec.blueprint(&mut rng)
         }
-        "fleet-512" => synthetic(SyntheticSpec::fleet(512)),
-        "fleet-2048" => synthetic(SyntheticSpec::fleet(2048)),
-        "marvin-4k" => synthetic(SyntheticSpec::marvin_4k()),
-        "marvin-4k-1m" => synthetic(SyntheticSpec::marvin_mix()),
+        "fleet-512" => synthetic(SyntheticSpec::idle_uniform(512)),
+        "fleet-2048" => synthetic(SyntheticSpec::idle_uniform(2048)),
+        "marvin-4k" => synthetic(SyntheticSpec::churning_4k_arrays()),
+        "marvin-4k-1m" => synthetic(SyntheticSpec::churning_4k_1m_arrays()),
         _ => {
             let path = std::path::Path::new(j.heap.trim());
             let dump = runtime::hprof::parse_file(path)

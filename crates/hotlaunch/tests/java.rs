@@ -61,7 +61,7 @@ fn a_gc_over_a_paged_out_heap_swaps_it_back_in_on_the_gc_thread() {
     );
     let mut rng = RngStreams::new(4).stream("bp", 0);
     // Objects up to 4 KiB: all in the region space (large objects are not moved by compaction).
-    let mut sizes = runtime::gen::SizeDist::fleet_fig7();
+    let mut sizes = runtime::gen::SizeDist::commercial_apps();
     sizes.buckets.truncate(6);
     let bp = GraphSpec {
         bytes: 16 << 20,

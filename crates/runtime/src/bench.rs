@@ -33,7 +33,7 @@ pub fn bench_heap(objects: u64) -> Heap {
 /// [`bench_heap`] with another mix of extra references (`0.0, 0.0`: every extra reference goes
 /// to a uniformly random object, the worst case for the collector's caches).
 pub fn bench_heap_with(objects: u64, local_refs: f64, shared_refs: f64) -> Heap {
-    let mut sizes = SizeDist::fleet_fig7();
+    let mut sizes = SizeDist::commercial_apps();
     sizes.buckets.truncate(4);
     let spec = GraphSpec {
         bytes: (objects as f64 * sizes.mean()) as u64,

@@ -3,12 +3,12 @@
 //!
 //! **Size distributions** ([`SizeDist`]) are piecewise log-uniform over byte buckets with per-bucket
 //! object-count probabilities. The papers publish their distributions only as figures:
-//! - [`SizeDist::fleet_fig7`]: Fleet Fig. 7 shows that, for popular commercial apps, the large
+//! - [`SizeDist::commercial_apps`]: Fleet Fig. 7 shows that, for popular commercial apps, the large
 //!   majority of objects are far smaller than a 4 KiB page and the apps' CDFs look alike. Our
 //!   buckets (estimate shaped after the figure and typical ART heaps, median ≈ 40 B): 16–32 B 30%,
 //!   32–64 B 33%, 64–128 B 18%, 128–256 B 9%, 256 B–1 KiB 6%, 1–4 KiB 3%, 4–64 KiB 0.9%,
 //!   64 KiB–1 MiB 0.1%.
-//! - [`SizeDist::marvin_fig1`]: Marvin Fig. 1 plots the CDF of object sizes and of the heap share of
+//! - [`SizeDist::bimodal_by_bytes`]: Marvin Fig. 1 plots the CDF of object sizes and of the heap share of
 //!   objects of that size or smaller; the text says most objects are not page sized and describes
 //!   the heap as bimodal (many small objects, most bytes in large arrays). Our buckets put 98.5% of
 //!   objects below 1 KiB but ~60% of bytes in objects of 4 KiB and more.
@@ -49,7 +49,7 @@ pub struct SizeDist {
 
 impl SizeDist {
     /// Shaped after Fleet Fig. 7 (see module docs; an estimate read off a figure).
-    pub fn fleet_fig7() -> Self {
+    pub fn commercial_apps() -> Self {
         Self {
             buckets: vec![
                 (16, 32, 0.30),
@@ -65,7 +65,7 @@ impl SizeDist {
     }
 
     /// Shaped after Marvin Fig. 1 (bimodal by bytes; see module docs).
-    pub fn marvin_fig1() -> Self {
+    pub fn bimodal_by_bytes() -> Self {
         Self {
             buckets: vec![
                 (16, 32, 0.28),
@@ -154,7 +154,7 @@ impl Default for GraphSpec {
     fn default() -> Self {
         Self {
             bytes: 64 << 20,
-            sizes: SizeDist::fleet_fig7(),
+            sizes: SizeDist::commercial_apps(),
             depth_profile: vec![0.01, 0.09, 0.15, 0.2, 0.2, 0.15, 0.1, 0.06, 0.04],
             extra_refs_mean: 1.0,
             local_refs: 0.0,
@@ -423,7 +423,7 @@ pub struct SyntheticSpec {
 
 impl SyntheticSpec {
     /// Fleet §7.1: fill 180 MB with objects of `size` bytes (512 or 2048), then idle.
-    pub fn fleet(size: u32) -> Self {
+    pub fn idle_uniform(size: u32) -> Self {
         Self {
             name: format!("fleet-{size}B"),
             footprint: 180_000_000,
@@ -435,7 +435,7 @@ impl SyntheticSpec {
     }
 
     /// Marvin §8.3: 220 MB of 4 KiB arrays; delete and reallocate 20 MB every 5 s.
-    pub fn marvin_4k() -> Self {
+    pub fn churning_4k_arrays() -> Self {
         Self {
             name: "marvin-4K".into(),
             footprint: 220_000_000,
@@ -447,11 +447,11 @@ impl SyntheticSpec {
     }
 
     /// Marvin §8.3: an even mix (by bytes) of 4 KiB and 1 MiB arrays.
-    pub fn marvin_mix() -> Self {
+    pub fn churning_4k_1m_arrays() -> Self {
         Self {
             name: "marvin-4K-1M".into(),
             mix: vec![(4096 + ARRAY_HEADER, 0.5), ((1 << 20) + ARRAY_HEADER, 0.5)],
-            ..Self::marvin_4k()
+            ..Self::churning_4k_arrays()
         }
     }
 

@@ -134,7 +134,7 @@ fn progressive_build_with_gcs_yields_the_blueprint_graph() {
 
 #[test]
 fn churn_replaces_leaves_in_place() {
-    let mut spec = SyntheticSpec::marvin_4k();
+    let mut spec = SyntheticSpec::churning_4k_arrays();
     spec.footprint = 8 << 20;
     let bp = spec.blueprint();
     // The recipe: footprint / (4 KiB + array header) arrays, held by Object[1024] roots.
@@ -143,7 +143,7 @@ fn churn_replaces_leaves_in_place() {
     assert_eq!(bp.len(), arrays + holders);
     // Both kinds are 12 + 4,096 bytes, aligned to 8.
     assert_eq!(bp.total_bytes(), (arrays + holders) as u64 * 4112);
-    assert_eq!(SyntheticSpec::fleet(512).footprint, 180_000_000);
+    assert_eq!(SyntheticSpec::idle_uniform(512).footprint, 180_000_000);
     let pages = (bp.total_bytes() / 4096) as u32;
     let params = JavaParams {
         churn_bytes: 1 << 20,
