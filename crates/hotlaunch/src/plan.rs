@@ -9,7 +9,7 @@
 //! dotted key and what was expected.
 
 use policy::{ParamValue, Params, Policy, SwapDevices, SwapOverrides};
-use workload::scenario::{PolicyTable, ResolvedScenario, ScalarValue, ScenarioError, SwapMode};
+use workload::scenario::{PolicyTable, ResolvedScenario, ScalarValue, ScenarioError, SwapMode, Variant};
 
 /// One run to do: a label, the policy with its resolved parameters and the swap overrides. The
 /// label is the variant's name for a variant, else the policy's name with its non-default
@@ -53,6 +53,14 @@ pub fn plan_runs_with(
         flash_mb: r.flash_mb,
     };
     // (policy name, variant index, swap overrides) of each run.
+    // The policy a variant runs: its own, else the scenario's first, else `android`.
+    let variant_policy = |v: &Variant| {
+        v.policy
+            .clone()
+            .or_else(|| r.policies.first().cloned())
+            .unwrap_or_else(|| "android".into())
+    };
+    // (policy name, variant index, swap overrides) of each run.
     let runs: Vec<(String, Option<usize>, SwapOverrides)> = if !policies.is_empty() {
         policies.iter().map(|n| (n.clone(), None, base)).collect()
     } else if !r.variants.is_empty() {
@@ -60,17 +68,12 @@ pub fn plan_runs_with(
             .iter()
             .enumerate()
             .map(|(i, v)| {
-                let p = v
-                    .policy
-                    .clone()
-                    .or_else(|| r.policies.first().cloned())
-                    .unwrap_or_else(|| "android".into());
                 let swap = SwapOverrides {
                     devices: v.swap.or(r.swap).map(swap_devices),
                     zram_mb: v.zram_mb.or(r.zram_mb),
                     flash_mb: r.flash_mb,
                 };
-                (p, Some(i), swap)
+                (variant_policy(v), Some(i), swap)
             })
             .collect()
     } else if r.policies.is_empty() {
@@ -84,19 +87,12 @@ pub fn plan_runs_with(
     for t in &r.policy_params {
         checked_table(r, t, lookup)?;
     }
-    for (i, v) in r.variants.iter().enumerate() {
+    for v in &r.variants {
+        let p = variant_policy(v);
         for t in &v.params {
-            let runs_it = runs.iter().any(|(p, vi, _)| *vi == Some(i) && *p == t.policy);
-            if !runs_it {
-                let p = v.policy.clone().unwrap_or_else(|| "its default policy".into());
-                return Err(invalid(
-                    r,
-                    t.line,
-                    &t.path,
-                    &format!("parameters of {p}, the policy this variant runs"),
-                    &t.policy,
-                )
-                .into());
+            if t.policy != p {
+                let expected = format!("parameters of {p}, the policy this variant runs");
+                return Err(invalid(r, t.line, &t.path, &expected, &t.policy).into());
             }
             checked_table(r, t, lookup)?;
         }
