@@ -13,11 +13,11 @@ use device::DeviceProfile;
 use engine::{ms, Nanos, RngStreams, NS_PER_MS, NS_PER_SEC};
 use framework::sim::{AccessSets, AppModel, JavaModel, SimConfig, SimOutput, Simulation, UserAction};
 use kernel::Kernel;
-use policy::{Policy, SwapDevices, SwapOverrides};
+use policy::{ParamValue, Params, Policy, SwapOverrides};
 use rand::Rng;
 use report::model::*;
 use std::collections::BTreeMap;
-use workload::scenario::{ResolvedScenario, SwapMode};
+use workload::scenario::ResolvedScenario;
 use workload::user::Action;
 
 /// Distinct content pages generated per app (pages of an app share this pool).
@@ -34,23 +34,6 @@ pub struct RunSpec {
     /// End of the run (ns).
     pub end: Nanos,
     pub sim: SimConfig,
-}
-
-fn swap_devices(m: SwapMode) -> SwapDevices {
-    match m {
-        SwapMode::None => SwapDevices::None,
-        SwapMode::Zram => SwapDevices::Zram,
-        SwapMode::Flash => SwapDevices::Flash,
-        SwapMode::ZramFlash => SwapDevices::ZramFlash,
-    }
-}
-
-/// One run to do: a label (the policy name, or the scenario variant's name), the policy and the
-/// swap overrides.
-pub struct RunPlan {
-    pub label: String,
-    pub policy: Box<dyn Policy>,
-    pub swap: SwapOverrides,
 }
 
 impl RunSpec {
@@ -93,67 +76,6 @@ pub fn sim_config(device: &DeviceProfile, seed: u64) -> SimConfig {
     cfg.app_compaction = device.android.app_compaction;
     cfg.lmkd.low_mem_kill = device.android.lmkd_low_mem;
     cfg
-}
-
-/// The runs a scenario asks for: `policies` if given (e.g. from the command line), else the
-/// scenario's variants, else its policies, else `android`.
-pub fn plan_runs(r: &ResolvedScenario, policies: &[String]) -> anyhow::Result<Vec<RunPlan>> {
-    let base = SwapOverrides {
-        devices: r.swap.map(swap_devices),
-        zram_mb: r.zram_mb,
-        flash_mb: r.flash_mb,
-    };
-    let by_name = |n: &str| policy::by_name(n).map_err(anyhow::Error::msg);
-    if !policies.is_empty() {
-        return policies
-            .iter()
-            .map(|n| {
-                Ok(RunPlan {
-                    label: n.clone(),
-                    policy: by_name(n)?,
-                    swap: base,
-                })
-            })
-            .collect();
-    }
-    if !r.variants.is_empty() {
-        return r
-            .variants
-            .iter()
-            .map(|v| {
-                let p = v
-                    .policy
-                    .clone()
-                    .or_else(|| r.policies.first().cloned())
-                    .unwrap_or_else(|| "android".into());
-                let swap = SwapOverrides {
-                    devices: v.swap.or(r.swap).map(swap_devices),
-                    zram_mb: v.zram_mb.or(r.zram_mb),
-                    flash_mb: r.flash_mb,
-                };
-                Ok(RunPlan {
-                    label: v.name.clone(),
-                    policy: by_name(&p)?,
-                    swap,
-                })
-            })
-            .collect();
-    }
-    let names = if r.policies.is_empty() {
-        vec!["android".to_string()]
-    } else {
-        r.policies.clone()
-    };
-    names
-        .iter()
-        .map(|n| {
-            Ok(RunPlan {
-                label: n.clone(),
-                policy: by_name(n)?,
-                swap: base,
-            })
-        })
-        .collect()
 }
 
 /// The access model of one app, seen through the framework's trait.
@@ -271,14 +193,18 @@ pub fn java_model(
     })
 }
 
-/// Run `spec` under one policy and return what the simulation measured.
+/// Run `spec` under one policy with its resolved `params` and return what the simulation
+/// measured.
 pub fn run_policy(
     spec: &RunSpec,
     policy: &dyn Policy,
+    params: &Params,
     swap: SwapOverrides,
     progress: impl FnMut(u64, u64),
 ) -> anyhow::Result<SimOutput> {
-    let parts = policy.build(&spec.device, swap).map_err(anyhow::Error::msg)?;
+    let parts = policy
+        .build(&spec.device, swap, params)
+        .map_err(anyhow::Error::msg)?;
     let mut contents = ContentStore::new();
     let models = app_models(spec, &mut contents)?;
     let k = Kernel::new(&spec.device, contents, parts.backends, parts.kernel_hooks)
@@ -339,6 +265,7 @@ pub fn policy_result(policy: &str, out: &SimOutput) -> PolicyResult {
     let s = &out.samples;
     PolicyResult {
         policy: policy.to_string(),
+        params: BTreeMap::new(),
         hot_launch_ms: LatencySummary::from_histogram(&out.hot_us, us),
         cold_launch_ms: LatencySummary::from_histogram(&out.cold_us, us),
         launches: Launches {
@@ -465,11 +392,33 @@ pub fn simulate(
 ) -> anyhow::Result<RunReport> {
     let mut report = RunReport::new(spec.name.clone(), spec.device.name.clone(), spec.seed);
     for (i, r) in runs.iter().enumerate() {
-        let out = run_policy(spec, r.policy.as_ref(), r.swap, |d, t| progress(i, d, t))
-            .with_context(|| format!("run {}", r.label))?;
+        let out = run_policy(spec, r.policy.as_ref(), &r.params, r.swap, |d, t| {
+            progress(i, d, t)
+        })
+        .with_context(|| format!("run {}", r.label))?;
         report.simulated_seconds = round3(out.simulated as f64 / NS_PER_SEC as f64);
-        report.policies.push(policy_result(&r.label, &out));
+        let mut result = policy_result(&r.label, &out);
+        result.params = params_json(&r.params);
+        report.policies.push(result);
     }
     Ok(report)
 }
+mod plan;
 pub mod reproduce;
+
+pub use plan::{plan_runs, plan_runs_with, Lookup, RunPlan};
+
+/// A policy's resolved parameters as JSON values, for the report.
+pub fn params_json(p: &Params) -> BTreeMap<String, serde_json::Value> {
+    p.iter()
+        .map(|(k, v)| {
+            let j = match v {
+                ParamValue::Bool(b) => serde_json::Value::from(*b),
+                ParamValue::Int(x) => serde_json::Value::from(*x),
+                ParamValue::Float(x) => serde_json::Value::from(*x),
+                ParamValue::Str(s) => serde_json::Value::from(s.as_str()),
+            };
+            (k.to_string(), j)
+        })
+        .collect()
+}

@@ -39,7 +39,7 @@ fn run_scenario(name: &str, quick: bool) -> anyhow::Result<Vec<(String, SimOutpu
     plans
         .iter()
         .map(|p| {
-            let out = run_policy(&spec, p.policy.as_ref(), p.swap, |_, _| {})
+            let out = run_policy(&spec, p.policy.as_ref(), &p.params, p.swap, |_, _| {})
                 .with_context(|| format!("scenario {name}, run {}", p.label))?;
             Ok((p.label.clone(), out))
         })

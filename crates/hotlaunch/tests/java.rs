@@ -45,7 +45,7 @@ fn a_gc_over_a_paged_out_heap_swaps_it_back_in_on_the_gc_thread() {
     let device = device::DeviceProfile::builtin("pixel3").unwrap();
     let parts = policy::by_name("android")
         .unwrap()
-        .build(&device, Default::default())
+        .build(&device, Default::default(), &Default::default())
         .unwrap();
     let mut contents = content::ContentStore::new();
     let range = contents.append_synthetic(&content::SynthMix::default(), 512, 9);

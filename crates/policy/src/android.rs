@@ -2,10 +2,8 @@
 //! `android-swap` adds a flash swap partition used when zram is full (lower swap priority), the
 //! setup Fleet §3.1 and Marvin §2 evaluate ("Android with swap").
 
-use crate::{Policy, PolicyParts, SwapDevices, SwapOverrides};
+use crate::{Params, Policy, PolicyParts, Seams, SwapDevices, SwapOverrides};
 use device::DeviceProfile;
-use framework::sim::StockFramework;
-use kernel::hooks::KernelHooks;
 use kernel::swap::{FlashSwap, SwapBackend};
 use kernel::zram::{Zram, ZramConfig};
 
@@ -67,20 +65,21 @@ impl Policy for Android {
         }
     }
 
-    fn build(&self, device: &DeviceProfile, swap: SwapOverrides) -> Result<PolicyParts, String> {
-        Ok(PolicyParts {
-            backends: stock_backends(
-                device,
-                swap,
-                if self.flash_swap {
-                    SwapDevices::ZramFlash
-                } else {
-                    SwapDevices::Zram
-                },
-            )?,
-            kernel_hooks: KernelHooks::default(),
-            framework_hooks: Box::new(StockFramework),
-            runtime_hooks: framework::stock_runtime(),
-        })
+    fn build(
+        &self,
+        device: &DeviceProfile,
+        swap: SwapOverrides,
+        _params: &Params,
+    ) -> Result<PolicyParts, String> {
+        let default = if self.flash_swap {
+            SwapDevices::ZramFlash
+        } else {
+            SwapDevices::Zram
+        };
+        // Stock hooks everywhere; the swap devices are this policy's own even when the scenario
+        // asks for none (an empty set of devices is still its choice in a composition).
+        let mut parts = PolicyParts::stock(stock_backends(device, swap, default)?);
+        parts.claims = Seams::SWAP_BACKENDS;
+        Ok(parts)
     }
 }

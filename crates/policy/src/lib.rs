@@ -6,10 +6,36 @@
 //! Shipped: [`android`] (`android`: LRU reclaim + zram, lmkd) and `android-swap` (the same plus a
 //! flash swap partition behind zram). The research techniques (Marvin, Fleet, Ariadne, MemSaver,
 //! regions) come as further modules implementing the same [`Policy`] trait.
+//!
+//! **Parameters** ([`params`]): a policy declares its parameter table with [`Policy::params`]
+//! (name, type, default, range, unit, description, source of the default). A scenario's
+//! `[policy.<name>]` table, a variant's `[variants.params.<name>]` table and the command line's
+//! `--param <name>.<key>=<value>` are checked against it by [`resolve_params`] before anything
+//! runs, and [`Policy::build`] receives the resolved [`Params`]. `android` and `android-swap`
+//! have no parameters.
+//!
+//! **Composition** ([`compose`]): every [`PolicyParts`] says which seams it claims
+//! ([`PolicyParts::claims`], a [`Seams`] set); [`compose()`] assembles a policy from several
+//! parts, taking each seam from the part that claims it, rejecting an exclusive seam (swap
+//! devices, reclaim, fault, placement, shrinker, runtime hooks) claimed twice, and chaining the
+//! framework lifecycle hooks of all parts in order. [`Composed`] is a [`Policy`] built that way
+//! from other policies, their parameters namespaced `<part>.<key>`:
+//!
+//! ```ignore
+//! let unified = Composed { name: "unified", description: "…",
+//!     parts: vec![Box::new(Android { flash_swap: false }), Box::new(fleet::Fleet)] };
+//! // `[policy.unified]` then takes `fleet.D = 3`.
+//! ```
 
 pub mod android;
+pub mod compose;
+pub mod params;
 pub mod shared;
+#[doc(hidden)]
+pub mod testing;
 
+pub use compose::{compose, ChainedFramework, Composed, Seams};
+pub use params::{ParamError, ParamKind, ParamSpec, ParamValue, Params};
 pub use shared::Shared;
 
 use device::DeviceProfile;
@@ -45,6 +71,27 @@ pub struct PolicyParts {
     pub framework_hooks: Box<dyn FrameworkHooks>,
     /// Each app's managed-runtime hooks (stock ART: [`framework::stock_runtime`]).
     pub runtime_hooks: framework::RuntimeHooksFactory,
+    /// The seams whose hooks above are this policy's own (the others are stock defaults); what
+    /// [`compose()`] takes from this part.
+    pub claims: Seams,
+}
+
+impl PolicyParts {
+    /// Stock hooks everywhere with these swap devices (claimed when there are any).
+    pub fn stock(backends: Vec<Box<dyn SwapBackend>>) -> Self {
+        let claims = if backends.is_empty() {
+            Seams::NONE
+        } else {
+            Seams::SWAP_BACKENDS
+        };
+        Self {
+            backends,
+            kernel_hooks: KernelHooks::default(),
+            framework_hooks: Box::new(framework::sim::StockFramework),
+            runtime_hooks: framework::stock_runtime(),
+            claims,
+        }
+    }
 }
 
 /// A memory-management policy.
@@ -53,8 +100,24 @@ pub trait Policy {
     fn name(&self) -> &'static str;
     /// One-line description with the paper it implements.
     fn description(&self) -> &'static str;
-    /// Build the hooks and swap devices for `device`.
-    fn build(&self, device: &DeviceProfile, swap: SwapOverrides) -> Result<PolicyParts, String>;
+    /// The parameter table (default: none). Defaults are the papers' values with their source.
+    fn params(&self) -> Vec<ParamSpec> {
+        Vec::new()
+    }
+    /// Build the hooks and swap devices for `device` with `params` (resolved against
+    /// [`Policy::params`] by [`resolve_params`]).
+    fn build(
+        &self,
+        device: &DeviceProfile,
+        swap: SwapOverrides,
+        params: &Params,
+    ) -> Result<PolicyParts, String>;
+}
+
+/// Checks `given` (key, value; later entries win) against `policy`'s parameter table and fills
+/// in the defaults.
+pub fn resolve_params(policy: &dyn Policy, given: &[(String, ParamValue)]) -> Result<Params, ParamError> {
+    params::resolve(policy.name(), &policy.params(), given)
 }
 
 /// All policies available, in report order.

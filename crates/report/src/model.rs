@@ -82,6 +82,10 @@ impl RunReport {
 pub struct PolicyResult {
     /// Policy name, e.g. `android`, `android-swap`.
     pub policy: String,
+    /// The policy's resolved parameters (every declared one, defaults included); absent for a
+    /// policy without parameters.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub params: BTreeMap<String, serde_json::Value>,
     /// Hot-launch latency (launch of a cached process, to its first frame).
     pub hot_launch_ms: LatencySummary,
     /// Cold-launch latency (process creation to first frame).

@@ -213,6 +213,7 @@ fn policy(rng: &mut Rng, name: &str, slow: f64, swap: bool, samples: usize, seco
 
     PolicyResult {
         policy: name.to_string(),
+        params: Default::default(),
         hot_launch_ms: LatencySummary::from_histogram(&hot_all, 1000),
         cold_launch_ms: LatencySummary::from_histogram(&cold_all, 1000),
         launches: Launches {

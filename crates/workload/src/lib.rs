@@ -1,4 +1,5 @@
 //! Workloads for hotlaunch.
 
+pub mod policy_tables;
 pub mod scenario;
 pub mod user;

@@ -16,6 +16,8 @@ use device::{DeviceError, DeviceProfile};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::policy_tables;
+pub use crate::policy_tables::{ParamEntry, PolicyTable, ScalarValue};
 use crate::user::{self, LiveLabParams, ProtocolParams, Timeline, TimelineBuilder};
 
 /// Why a scenario could not be loaded or resolved. `Display` is always one line.
@@ -131,6 +133,10 @@ pub struct Variant {
     pub swap: Option<SwapMode>,
     /// zram disk size in MiB (else the scenario's / the device's).
     pub zram_mb: Option<u64>,
+    /// `[variants.params.<policy>]`: parameter values for this variant's runs (override the
+    /// scenario's `[policy.<policy>]` key by key).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub params: Vec<PolicyTable>,
 }
 
 /// The workload section, checked.
@@ -220,6 +226,8 @@ pub struct Scenario {
     pub policies: Vec<String>,
     /// Variants to run (empty: just the policies).
     pub variants: Vec<Variant>,
+    /// `[policy.<name>]`: parameter values for every run of policy `<name>`.
+    pub policy_params: Vec<PolicyTable>,
     /// App names or paths, in order (the order is also the popularity rank for `livelab`).
     pub apps: Vec<String>,
     /// The workload.
@@ -255,6 +263,12 @@ pub struct ResolvedScenario {
     pub policies: Vec<String>,
     /// Variants.
     pub variants: Vec<Variant>,
+    /// `[policy.<name>]` parameter tables (checked against the policies when runs are planned).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub policy_params: Vec<PolicyTable>,
+    /// File name or path the scenario came from (for errors about its parameter tables).
+    #[serde(skip)]
+    pub origin: String,
     /// The apps; events refer to them by index. Repeated names become instances `Name#2`, ….
     pub apps: Vec<AppProfile>,
     /// The user's actions, time-ordered, and the end of the run.
@@ -321,6 +335,8 @@ struct RawScenario {
     policies: Vec<String>,
     #[serde(default)]
     variants: Vec<RawVariant>,
+    #[serde(default)]
+    policy: toml::Table,
     apps: RawApps,
     workload: RawWorkload,
 }
@@ -342,6 +358,8 @@ struct RawVariant {
     policy: Option<String>,
     swap: Option<String>,
     zram_mb: Option<u64>,
+    #[serde(default)]
+    params: toml::Table,
 }
 
 #[derive(Debug, Deserialize, Default)]
@@ -517,11 +535,13 @@ impl Scenario {
             if let Some(z) = v.zram_mb {
                 c.count(&sec, "zram_mb", z, 1, 1 << 20)?;
             }
+            let params = policy_tables::parse(origin, text, &format!("{sec}.params"), &v.params)?;
             variants.push(Variant {
                 name: v.name.clone(),
                 policy: v.policy.clone(),
                 swap,
                 zram_mb: v.zram_mb,
+                params,
             });
         }
         if raw.apps.names.is_empty() || raw.apps.names.len() > 1000 {
@@ -535,6 +555,7 @@ impl Scenario {
         if let Some(n) = raw.apps.names.iter().find(|n| n.trim().is_empty()) {
             return Err(c.invalid("apps", "names", "non-empty app names or paths", &format!("{n:?}")));
         }
+        let policy_params = policy_tables::parse(origin, text, "policy", &raw.policy)?;
         let workload = parse_workload(&c, raw.workload, raw.apps.names.len())?;
         Ok(Scenario {
             name: raw.name,
@@ -546,6 +567,7 @@ impl Scenario {
             flash_mb: raw.flash_mb,
             policies: raw.policies,
             variants,
+            policy_params,
             apps: raw.apps.names,
             workload,
             origin: origin.to_string(),
@@ -657,6 +679,8 @@ impl Scenario {
             flash_mb: self.flash_mb,
             policies: self.policies.clone(),
             variants: self.variants.clone(),
+            policy_params: self.policy_params.clone(),
+            origin: self.origin.clone(),
             apps,
             timeline,
             workload: self.workload.clone(),

@@ -103,7 +103,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let spec = hotlaunch::RunSpec::from_scenario(&r);
         let plans = hotlaunch::plan_runs(&r, &[])?;
         let start = Instant::now();
-        let out = hotlaunch::run_policy(&spec, plans[0].policy.as_ref(), plans[0].swap, |_, _| {})?;
+        let out = hotlaunch::run_policy(
+            &spec,
+            plans[0].policy.as_ref(),
+            &plans[0].params,
+            plans[0].swap,
+            |_, _| {},
+        )?;
         let secs = start.elapsed().as_secs_f64();
         let sim = out.simulated as f64 / 1e9;
         println!("sim_seconds_per_wall_second: {:.0}", sim / secs);

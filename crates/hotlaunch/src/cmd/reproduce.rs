@@ -67,6 +67,17 @@ pub fn list() -> anyhow::Result<()> {
     println!("apps:      {}", apps::builtin_names().join(", "));
     println!("scenarios: {}", workload::scenario::builtin_names().join(", "));
     println!("policies:  {}", policy::names().join(", "));
+    // Each policy's parameters: `[policy.<name>]` keys and `--param <name>.<key>=<value>`.
+    for p in policy::all() {
+        println!("  {}: {}", p.name(), p.description());
+        let specs = p.params();
+        if specs.is_empty() {
+            println!("    (no parameters)");
+        }
+        for line in policy::params::describe(&specs) {
+            println!("    {line}");
+        }
+    }
     println!("checks:    {}", hotlaunch::reproduce::GROUPS.join(", "));
     Ok(())
 }

@@ -13,6 +13,10 @@ pub struct Args {
     /// Policy to run (repeat for several). Default: the scenario's variants or policies, else `android`.
     #[arg(long = "policy")]
     pub policies: Vec<String>,
+    /// Policy parameter `<policy>.<key>=<value>` (repeat for several), e.g. `fleet.D=3`; applies
+    /// to every run of that policy and overrides the scenario's `[policy.<name>]` tables.
+    #[arg(long = "param", value_name = "POLICY.KEY=VALUE")]
+    pub params: Vec<String>,
     /// Master seed (overrides the scenario's).
     #[arg(long)]
     pub seed: Option<u64>,
@@ -30,6 +34,9 @@ pub struct CompareArgs {
     pub scenario: String,
     #[arg(long)]
     pub seed: Option<u64>,
+    /// Policy parameter `<policy>.<key>=<value>` (repeat for several).
+    #[arg(long = "param", value_name = "POLICY.KEY=VALUE")]
+    pub params: Vec<String>,
     #[arg(long)]
     pub json: Option<PathBuf>,
     /// Report directory (default: ./hotlaunch-report).
@@ -102,11 +109,12 @@ pub fn execute(
     name: &str,
     seed: Option<u64>,
     policies: &[String],
+    params: &[String],
     json: Option<&PathBuf>,
     report_dir: Option<&PathBuf>,
 ) -> anyhow::Result<report::model::RunReport> {
     let resolved = load_scenario(name, seed)?;
-    let plans = hotlaunch::plan_runs(&resolved, policies)?;
+    let plans = hotlaunch::plan_runs_with(&resolved, policies, params, &policy::by_name)?;
     let spec = hotlaunch::RunSpec::from_scenario(&resolved);
     let labels: Vec<String> = plans.iter().map(|p| p.label.clone()).collect();
     let mut progress = LazyProgress::new();
@@ -131,6 +139,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         name,
         args.seed,
         &args.policies,
+        &args.params,
         args.json.as_ref(),
         args.report.as_ref(),
     )?;
@@ -140,13 +149,20 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 /// `hotlaunch` with no arguments: the default scenario, report in ./hotlaunch-report.
 pub fn run_default() -> anyhow::Result<()> {
     let dir = PathBuf::from("hotlaunch-report");
-    execute("default", None, &[], None, Some(&dir))?;
+    execute("default", None, &[], &[], None, Some(&dir))?;
     Ok(())
 }
 
 pub fn compare(args: CompareArgs) -> anyhow::Result<()> {
     let all: Vec<String> = policy::names().into_iter().map(String::from).collect();
     let dir = args.report.unwrap_or_else(|| PathBuf::from("hotlaunch-report"));
-    execute(&args.scenario, args.seed, &all, args.json.as_ref(), Some(&dir))?;
+    execute(
+        &args.scenario,
+        args.seed,
+        &all,
+        &args.params,
+        args.json.as_ref(),
+        Some(&dir),
+    )?;
     Ok(())
 }

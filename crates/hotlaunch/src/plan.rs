@@ -1,0 +1,212 @@
+//! Which runs a scenario asks for, each with its policy, resolved policy parameters and swap
+//! overrides: [`plan_runs`].
+//!
+//! Parameters come from three places, later ones overriding earlier ones key by key: the
+//! scenario's `[policy.<name>]` tables, the running variant's `[variants.params.<name>]` tables,
+//! and the command line's `--param <name>.<key>=<value>`. Every table is checked against its
+//! policy's parameter table before anything runs, whether or not that policy runs (a typo in a
+//! table is an error, not a silent default); errors are one line naming the file, the line, the
+//! dotted key and what was expected.
+
+use policy::{ParamValue, Params, Policy, SwapDevices, SwapOverrides};
+use workload::scenario::{PolicyTable, ResolvedScenario, ScalarValue, ScenarioError, SwapMode, Variant};
+
+/// One run to do: a label, the policy with its resolved parameters and the swap overrides. The
+/// label is the variant's name for a variant, else the policy's name with its non-default
+/// parameters (`fleet(D=3)`).
+pub struct RunPlan {
+    pub label: String,
+    pub policy: Box<dyn Policy>,
+    pub params: Params,
+    pub swap: SwapOverrides,
+}
+
+/// Finds a policy by name (the built-in list, or more in tests).
+pub type Lookup<'a> = &'a dyn Fn(&str) -> Result<Box<dyn Policy>, String>;
+
+fn swap_devices(m: SwapMode) -> SwapDevices {
+    match m {
+        SwapMode::None => SwapDevices::None,
+        SwapMode::Zram => SwapDevices::Zram,
+        SwapMode::Flash => SwapDevices::Flash,
+        SwapMode::ZramFlash => SwapDevices::ZramFlash,
+    }
+}
+
+/// The runs a scenario asks for: `policies` if given (e.g. from the command line), else the
+/// scenario's variants, else its policies, else `android`; no command-line parameters.
+pub fn plan_runs(r: &ResolvedScenario, policies: &[String]) -> anyhow::Result<Vec<RunPlan>> {
+    plan_runs_with(r, policies, &[], &policy::by_name)
+}
+
+/// [`plan_runs`] with command-line parameters (`fleet.D=3`, each applied to every run of that
+/// policy) and a policy lookup.
+pub fn plan_runs_with(
+    r: &ResolvedScenario,
+    policies: &[String],
+    cli_params: &[String],
+    lookup: Lookup,
+) -> anyhow::Result<Vec<RunPlan>> {
+    let base = SwapOverrides {
+        devices: r.swap.map(swap_devices),
+        zram_mb: r.zram_mb,
+        flash_mb: r.flash_mb,
+    };
+    // (policy name, variant index, swap overrides) of each run.
+    // The policy a variant runs: its own, else the scenario's first, else `android`.
+    let variant_policy = |v: &Variant| {
+        v.policy
+            .clone()
+            .or_else(|| r.policies.first().cloned())
+            .unwrap_or_else(|| "android".into())
+    };
+    // (policy name, variant index, swap overrides) of each run.
+    let runs: Vec<(String, Option<usize>, SwapOverrides)> = if !policies.is_empty() {
+        policies.iter().map(|n| (n.clone(), None, base)).collect()
+    } else if !r.variants.is_empty() {
+        r.variants
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let swap = SwapOverrides {
+                    devices: v.swap.or(r.swap).map(swap_devices),
+                    zram_mb: v.zram_mb.or(r.zram_mb),
+                    flash_mb: r.flash_mb,
+                };
+                (variant_policy(v), Some(i), swap)
+            })
+            .collect()
+    } else if r.policies.is_empty() {
+        vec![("android".to_string(), None, base)]
+    } else {
+        r.policies.iter().map(|n| (n.clone(), None, base)).collect()
+    };
+    let known = |n: &str| lookup(n).map_err(anyhow::Error::msg);
+
+    // Check every table on its own, so each error names its own line.
+    for t in &r.policy_params {
+        checked_table(r, t, lookup)?;
+    }
+    for v in &r.variants {
+        let p = variant_policy(v);
+        for t in &v.params {
+            if t.policy != p {
+                let expected = format!("parameters of {p}, the policy this variant runs");
+                return Err(invalid(r, t.line, &t.path, &expected, &t.policy).into());
+            }
+            checked_table(r, t, lookup)?;
+        }
+    }
+    let cli = cli_entries(cli_params, &runs, lookup)?;
+
+    runs.into_iter()
+        .map(|(name, variant, swap)| {
+            let policy = known(&name)?;
+            let mut given: Vec<(String, ParamValue)> = Vec::new();
+            let variant_tables = variant.map(|i| r.variants[i].params.as_slice()).unwrap_or(&[]);
+            for t in r
+                .policy_params
+                .iter()
+                .chain(variant_tables)
+                .filter(|t| t.policy == name)
+            {
+                given.extend(t.entries.iter().map(|e| (e.key.clone(), value(&e.value))));
+            }
+            given.extend(
+                cli.iter()
+                    .filter(|(p, _, _)| *p == name)
+                    .map(|(_, k, v)| (k.clone(), v.clone())),
+            );
+            let params = policy::resolve_params(policy.as_ref(), &given)
+                .map_err(|e| anyhow::anyhow!("policy {name}: {e}"))?;
+            let label = match variant {
+                Some(i) => r.variants[i].name.clone(),
+                None => params.label(&name),
+            };
+            Ok(RunPlan {
+                label,
+                policy,
+                params,
+                swap,
+            })
+        })
+        .collect()
+}
+
+fn value(v: &ScalarValue) -> ParamValue {
+    match v {
+        ScalarValue::Bool(b) => ParamValue::Bool(*b),
+        ScalarValue::Int(x) => ParamValue::Int(*x),
+        ScalarValue::Float(x) => ParamValue::Float(*x),
+        ScalarValue::Str(s) => ParamValue::Str(s.clone()),
+    }
+}
+
+fn invalid(r: &ResolvedScenario, line: Option<usize>, key: &str, expected: &str, got: &str) -> ScenarioError {
+    ScenarioError::Invalid {
+        origin: r.origin.clone(),
+        line,
+        key: key.to_string(),
+        expected: expected.to_string(),
+        got: got.to_string(),
+    }
+}
+
+/// Checks one table against its policy (unknown policy, unknown key, wrong type, out of range).
+fn checked_table(r: &ResolvedScenario, t: &PolicyTable, lookup: Lookup) -> Result<(), ScenarioError> {
+    let p = lookup(&t.policy).map_err(|_| {
+        let names = policy::names().join(", ");
+        invalid(
+            r,
+            t.line,
+            &t.path,
+            &format!("a known policy ({names})"),
+            &format!("{:?}", t.policy),
+        )
+    })?;
+    let specs = p.params();
+    for e in &t.entries {
+        let one = [(e.key.clone(), value(&e.value))];
+        policy::params::resolve(&t.policy, &specs, &one).map_err(|err| {
+            invalid(
+                r,
+                e.line,
+                &format!("{}.{}", t.path, e.key),
+                &err.expected,
+                &err.got,
+            )
+        })?;
+    }
+    Ok(())
+}
+
+/// `policy.key=value` arguments: (policy, key, checked value). The policy must be one of the runs.
+fn cli_entries(
+    args: &[String],
+    runs: &[(String, Option<usize>, SwapOverrides)],
+    lookup: Lookup,
+) -> anyhow::Result<Vec<(String, String, ParamValue)>> {
+    let mut out = Vec::with_capacity(args.len());
+    for a in args {
+        let bad = |what: &str| anyhow::anyhow!("--param {a:?}: {what}");
+        let (lhs, text) = a
+            .split_once('=')
+            .ok_or_else(|| bad("expected <policy>.<key>=<value>"))?;
+        let (name, key) = lhs
+            .trim()
+            .split_once('.')
+            .ok_or_else(|| bad("expected <policy>.<key>=<value>"))?;
+        if !runs.iter().any(|(p, _, _)| p == name) {
+            let mut run: Vec<&str> = runs.iter().map(|(p, _, _)| p.as_str()).collect();
+            run.dedup();
+            return Err(bad(&format!(
+                "no run uses policy {name:?} (runs: {})",
+                run.join(", ")
+            )));
+        }
+        let p = lookup(name).map_err(|e| bad(&e))?;
+        let v = policy::params::parse_text(name, &p.params(), key, text).map_err(|e| bad(&e.to_string()))?;
+        out.push((name.to_string(), key.to_string(), v));
+    }
+    Ok(out)
+}

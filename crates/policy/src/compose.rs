@@ -1,0 +1,228 @@
+//! Composition: one policy assembled from other policies' parts, seam by seam (the `unified`
+//! policy will be). Each [`PolicyParts`] declares the seams it *claims* ([`Seams`], like MMTk's
+//! `PlanConstraints`): the hooks it supplies for a claimed seam are its own, for the others it
+//! leaves the stock default. [`compose`] takes every claimed seam from the part that claims it,
+//! checks BEFORE anything runs that no exclusive seam is claimed twice (an error naming both
+//! parts and the seam), chains the framework lifecycle hooks of every part that claims them (all
+//! called, in part order, [`ChainedFramework`]) and fills unclaimed seams with stock defaults.
+//!
+//! Composition is generic over the boxed hook objects of [`PolicyParts`]: it moves boxes, it
+//! never implements a layer's hook trait itself, except the framework chain (marked below), so a
+//! hook method added to a trait later cannot be silently dropped by a forwarding impl here.
+//!
+//! Simplified: shrinkers are treated as exclusive until a chained shrinker exists (Linux runs
+//! every registered shrinker; the kernel's shrinker seam is being added in parallel).
+
+use crate::params::{ParamSpec, Params};
+use crate::{Policy, PolicyParts, SwapOverrides};
+use device::DeviceProfile;
+use engine::Stall;
+use framework::sim::{AppView, LaunchKind, PolicyKernel};
+use framework::FrameworkHooks;
+use kernel::hooks::KernelHooks;
+use kernel::types::PageIdx;
+
+/// A set of stack seams a policy part claims.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Seams(u16);
+
+impl Seams {
+    pub const NONE: Seams = Seams(0);
+    /// The swap devices (`PolicyParts::backends`).
+    pub const SWAP_BACKENDS: Seams = Seams(1 << 0);
+    /// Kernel reclaim decisions (`KernelHooks::reclaim`).
+    pub const RECLAIM: Seams = Seams(1 << 1);
+    /// Kernel fault / readahead decisions (`KernelHooks::fault`).
+    pub const FAULT: Seams = Seams(1 << 2);
+    /// Physical frame placement (`KernelHooks::placement`).
+    pub const PLACEMENT: Seams = Seams(1 << 3);
+    /// The kernel shrinker asked before the LRU walk.
+    pub const SHRINKER: Seams = Seams(1 << 4);
+    /// Framework lifecycle hooks (chainable).
+    pub const FRAMEWORK: Seams = Seams(1 << 5);
+    /// Each app's managed-runtime (GC, barrier) hooks.
+    pub const RUNTIME: Seams = Seams(1 << 6);
+    /// Seams only one part may claim.
+    pub const EXCLUSIVE: Seams = Seams(
+        Self::SWAP_BACKENDS.0
+            | Self::RECLAIM.0
+            | Self::FAULT.0
+            | Self::PLACEMENT.0
+            | Self::SHRINKER.0
+            | Self::RUNTIME.0,
+    );
+    /// Every seam, with its name, in a fixed order.
+    pub const ALL: [(Seams, &'static str); 7] = [
+        (Self::SWAP_BACKENDS, "swap-backends"),
+        (Self::RECLAIM, "reclaim"),
+        (Self::FAULT, "fault"),
+        (Self::PLACEMENT, "placement"),
+        (Self::SHRINKER, "shrinker"),
+        (Self::FRAMEWORK, "framework"),
+        (Self::RUNTIME, "runtime"),
+    ];
+
+    pub const fn union(self, o: Seams) -> Seams {
+        Seams(self.0 | o.0)
+    }
+    /// Whether every seam of `o` is in `self`.
+    pub const fn contains(self, o: Seams) -> bool {
+        self.0 & o.0 == o.0
+    }
+    pub const fn intersects(self, o: Seams) -> bool {
+        self.0 & o.0 != 0
+    }
+    /// Names of the seams in the set (`reclaim`, `framework`, ...).
+    pub fn names(self) -> Vec<&'static str> {
+        Self::ALL
+            .iter()
+            .filter(|(s, _)| self.contains(*s))
+            .map(|(_, n)| *n)
+            .collect()
+    }
+}
+
+impl std::ops::BitOr for Seams {
+    type Output = Seams;
+    fn bitor(self, o: Seams) -> Seams {
+        self.union(o)
+    }
+}
+
+/// Assembles policy `name` from `parts` (part name, its built parts), seam by seam; see the
+/// module doc. Errors (one line) when two parts claim the same exclusive seam.
+pub fn compose(name: &str, parts: Vec<(&str, PolicyParts)>) -> Result<PolicyParts, String> {
+    for (seam, seam_name) in Seams::ALL {
+        if !Seams::EXCLUSIVE.contains(seam) {
+            continue;
+        }
+        let claimants: Vec<&str> = parts
+            .iter()
+            .filter(|(_, p)| p.claims.contains(seam))
+            .map(|(n, _)| *n)
+            .collect();
+        if claimants.len() > 1 {
+            return Err(format!(
+                "policy {name}: parts `{}` and `{}` both claim the exclusive seam `{seam_name}`",
+                claimants[0], claimants[1]
+            ));
+        }
+    }
+    let mut out = PolicyParts::stock(Vec::new());
+    let mut kernel = KernelHooks::default();
+    let mut frameworks: Vec<Box<dyn FrameworkHooks>> = Vec::new();
+    for (_, p) in parts {
+        let c = p.claims;
+        out.claims = out.claims | c;
+        if c.contains(Seams::SWAP_BACKENDS) {
+            out.backends = p.backends;
+        }
+        // Field by field, so hooks a part does not claim are dropped and ones added to
+        // `KernelHooks` later keep their stock default until a line is added here.
+        let k = p.kernel_hooks;
+        if c.contains(Seams::RECLAIM) {
+            kernel.reclaim = k.reclaim;
+        }
+        if c.contains(Seams::FAULT) {
+            kernel.fault = k.fault;
+        }
+        if c.contains(Seams::PLACEMENT) {
+            kernel.placement = k.placement;
+        }
+        // Seams::SHRINKER: take `k.shrinker` here once `KernelHooks` has it.
+        if c.contains(Seams::FRAMEWORK) {
+            frameworks.push(p.framework_hooks);
+        }
+        if c.contains(Seams::RUNTIME) {
+            out.runtime_hooks = p.runtime_hooks;
+        }
+    }
+    out.kernel_hooks = kernel;
+    out.framework_hooks = match frameworks.len() {
+        0 => Box::new(framework::sim::StockFramework),
+        1 => frameworks.pop().expect("one framework part"),
+        _ => Box::new(ChainedFramework(frameworks)),
+    };
+    Ok(out)
+}
+
+/// Framework lifecycle hooks of several parts, all called in order (launch-start stalls add up).
+///
+/// The one hand-written forwarding impl of composition: every `FrameworkHooks` method must be
+/// forwarded here, or the chained parts never see it. The contract test
+/// `chained_framework_calls_every_part` calls every method and checks each part saw it.
+pub struct ChainedFramework(pub Vec<Box<dyn FrameworkHooks>>);
+
+impl FrameworkHooks for ChainedFramework {
+    fn on_launch_start(&mut self, k: &mut PolicyKernel, app: &AppView, kind: LaunchKind) -> Stall {
+        let mut total = Stall::ZERO;
+        for h in &mut self.0 {
+            total.add(h.on_launch_start(k, app, kind));
+        }
+        total
+    }
+    fn on_launch_end(&mut self, k: &mut PolicyKernel, app: &AppView, kind: LaunchKind, touched: &[PageIdx]) {
+        self.0
+            .iter_mut()
+            .for_each(|h| h.on_launch_end(k, app, kind, touched));
+    }
+    fn on_foreground(&mut self, k: &mut PolicyKernel, app: &AppView) {
+        self.0.iter_mut().for_each(|h| h.on_foreground(k, app));
+    }
+    fn on_background(&mut self, k: &mut PolicyKernel, app: &AppView) {
+        self.0.iter_mut().for_each(|h| h.on_background(k, app));
+    }
+    fn on_transition_end(&mut self, k: &mut PolicyKernel, app: &AppView) {
+        self.0.iter_mut().for_each(|h| h.on_transition_end(k, app));
+    }
+    fn on_killed(&mut self, k: &mut PolicyKernel, app: usize) {
+        self.0.iter_mut().for_each(|h| h.on_killed(k, app));
+    }
+    fn on_timer(&mut self, k: &mut PolicyKernel, token: u64) {
+        self.0.iter_mut().for_each(|h| h.on_timer(k, token));
+    }
+}
+
+/// A policy made of other policies: each part is built with its own parameters (declared here
+/// as `<part>.<key>`, e.g. `fleet.D`) and the results are [`compose`]d in part order.
+pub struct Composed {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub parts: Vec<Box<dyn Policy>>,
+}
+
+impl Policy for Composed {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn description(&self) -> &'static str {
+        self.description
+    }
+
+    fn params(&self) -> Vec<ParamSpec> {
+        self.parts
+            .iter()
+            .flat_map(|p| {
+                let prefix = p.name();
+                p.params().into_iter().map(move |mut s| {
+                    s.name = format!("{prefix}.{}", s.name);
+                    s
+                })
+            })
+            .collect()
+    }
+
+    fn build(
+        &self,
+        device: &DeviceProfile,
+        swap: SwapOverrides,
+        params: &Params,
+    ) -> Result<PolicyParts, String> {
+        let mut built = Vec::with_capacity(self.parts.len());
+        for p in &self.parts {
+            built.push((p.name(), p.build(device, swap, &params.sub(p.name()))?));
+        }
+        compose(self.name, built)
+    }
+}
