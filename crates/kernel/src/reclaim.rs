@@ -332,12 +332,13 @@ impl Kernel {
     /// Store `batch` (pages already off their LRU lists) in a backend and mark them swapped.
     /// Returns the backend's cost, or `None` if no backend accepted it.
     pub(crate) fn swap_out(&mut self, now: Nanos, batch: &[SwapOutPage]) -> Option<crate::swap::IoCost> {
-        let mut handles = std::mem::take(&mut self.scratch_handles_out);
+        let mut s = self.take_scratch();
+        let handles = &mut s.handles_out;
         for dev in 0..self.backends.len() {
             handles.clear();
             let result = {
                 let (mut env, backends) = self.backend_env(now);
-                backends[dev].store(&mut env, batch, &mut handles)
+                backends[dev].store(&mut env, batch, handles)
             };
             let Ok(cost) = result else { continue };
             let shadow = self.shadow_now();
@@ -359,10 +360,10 @@ impl Kernel {
                 self.nonresident_age = self.nonresident_age.wrapping_add(1);
             }
             self.vmstat.pswpout += batch.len() as u64;
-            self.scratch_handles_out = handles;
+            self.put_scratch(s);
             return Some(cost);
         }
-        self.scratch_handles_out = handles;
+        self.put_scratch(s);
         None
     }
 
