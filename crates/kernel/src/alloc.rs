@@ -8,7 +8,7 @@
 use crate::buddy::FrameMover;
 use crate::hooks::AllocPurpose;
 use crate::types::*;
-use crate::{mm, IoBuffer, Kernel, KernelError, MAX_RECLAIM_RETRIES, OWNER_KERNEL, OWNER_ZRAM_BIT};
+use crate::{hook_cx, mm, IoBuffer, Kernel, KernelError, MAX_RECLAIM_RETRIES, OWNER_KERNEL, OWNER_ZRAM_BIT};
 use engine::{Actor, Category, Nanos, Stall};
 
 /// Adapter giving the buddy allocator's compaction access to frame ownership.
@@ -41,9 +41,11 @@ impl FrameMover for FrameMap<'_> {
 impl Kernel {
     pub(crate) fn free_user_frame(&mut self, pid: Pid, pfn: Pfn) {
         self.frame_owner[pfn as usize] = NIL;
+        let mut cx = hook_cx!(self, self.last_now, Actor::Kernel);
+        let purpose = AllocPurpose::User(pid);
         self.hooks
             .placement
-            .free(&mut self.buddy, pfn, 0, AllocPurpose::User(pid));
+            .free(&mut cx, &mut self.buddy, pfn, 0, purpose);
     }
 
     /// Allocate a frame for a user page of `pid` following the Linux slow path: fast path above
@@ -83,7 +85,12 @@ impl Kernel {
                 self.wake_kswapd(now + stall.ns);
             }
             if free > wm.min {
-                if let Some(pfn) = self.hooks.placement.alloc(&mut self.buddy, 0, mt, purpose) {
+                let mut cx = hook_cx!(self, now + stall.ns, Actor::Kernel);
+                if let Some(pfn) = self
+                    .hooks
+                    .placement
+                    .alloc(&mut cx, &mut self.buddy, 0, mt, purpose)
+                {
                     if self.buddy.nr_free_pages() <= wm.low {
                         self.wake_kswapd(now + stall.ns);
                     }
@@ -122,7 +129,11 @@ impl Kernel {
         mt: MigrateType,
         purpose: AllocPurpose,
     ) -> Option<Pfn> {
-        let pfn = self.hooks.placement.alloc(&mut self.buddy, order, mt, purpose)?;
+        let mut cx = hook_cx!(self, self.last_now, Actor::Kernel);
+        let pfn = self
+            .hooks
+            .placement
+            .alloc(&mut cx, &mut self.buddy, order, mt, purpose)?;
         for f in pfn..pfn + (1 << order) {
             self.frame_owner[f as usize] = OWNER_KERNEL;
         }
@@ -135,7 +146,10 @@ impl Kernel {
             self.frame_owner[f as usize] = NIL;
         }
         self.kernel_frames -= 1 << order;
-        self.hooks.placement.free(&mut self.buddy, pfn, order, purpose);
+        let mut cx = hook_cx!(self, self.last_now, Actor::Kernel);
+        self.hooks
+            .placement
+            .free(&mut cx, &mut self.buddy, pfn, order, purpose);
     }
 
     /// Allocate `2^order` unmovable kernel pages not tied to a process (slab, vmalloc). High
@@ -273,10 +287,12 @@ impl Kernel {
         let want: u64 = self.backends.iter().map(|b| b.usage().dram_pages).sum();
         while (self.zram_frames.len() as u64) < want {
             // zram allocates with __GFP_MEMALLOC-like access to reserves during reclaim.
-            let Some(pfn) =
-                self.hooks
-                    .placement
-                    .alloc(&mut self.buddy, 0, MigrateType::Movable, AllocPurpose::Zram)
+            let mut cx = hook_cx!(self, self.last_now, Actor::Kernel);
+            let (mt, purpose) = (MigrateType::Movable, AllocPurpose::Zram);
+            let Some(pfn) = self
+                .hooks
+                .placement
+                .alloc(&mut cx, &mut self.buddy, 0, mt, purpose)
             else {
                 break;
             };
@@ -286,9 +302,56 @@ impl Kernel {
         while (self.zram_frames.len() as u64) > want {
             let pfn = self.zram_frames.pop().expect("nonempty");
             self.frame_owner[pfn as usize] = NIL;
+            let mut cx = hook_cx!(self, self.last_now, Actor::Kernel);
             self.hooks
                 .placement
-                .free(&mut self.buddy, pfn, 0, AllocPurpose::Zram);
+                .free(&mut cx, &mut self.buddy, pfn, 0, AllocPurpose::Zram);
         }
+    }
+}
+
+impl Kernel {
+    /// Frame migration entry for placement policies: move every resident page of `pid` to a
+    /// frame the placement hook picks for it (`AllocPurpose::User`), as page migration does.
+    /// Stops when the hook has no frame to give.
+    /// Costs a copy and a remap per moved page, on `actor` (the caller's stall).
+    pub fn migrate_process(&mut self, now: Nanos, actor: Actor, pid: Pid) -> Stall {
+        self.last_now = self.last_now.max(now);
+        let Some(proc) = self.procs.get(pid as usize).filter(|p| p.alive) else {
+            return Stall::ZERO;
+        };
+        let ranges: Vec<(PageIdx, u32)> = proc
+            .vmas
+            .iter()
+            .filter_map(|&v| self.vmas[v].as_ref())
+            .map(|v| (v.first, v.pages))
+            .collect();
+        let mut moved = 0u64;
+        'outer: for (first, n) in ranges {
+            for idx in first..first + n {
+                let p = self.pt.pages[idx as usize];
+                if p.state != PageState::Resident {
+                    continue;
+                }
+                let mut cx = hook_cx!(self, now, actor);
+                let purpose = AllocPurpose::User(pid);
+                let Some(to) =
+                    self.hooks
+                        .placement
+                        .alloc(&mut cx, &mut self.buddy, 0, MigrateType::Movable, purpose)
+                else {
+                    break 'outer;
+                };
+                let from = p.loc;
+                self.frame_owner[to as usize] = idx;
+                self.pt.pages[idx as usize].loc = to;
+                self.free_user_frame(pid, from);
+                moved += 1;
+            }
+        }
+        self.vmstat.pgmigrate_success += moved;
+        let cost = moved * (self.params.page_copy_ns + self.params.minor_fault_ns);
+        self.cpu.charge(actor, Category::Compaction, cost);
+        Stall { ns: cost, psi_ns: 0 }
     }
 }

@@ -10,7 +10,7 @@
 
 use crate::swap::{self, BackendEnv, SwapBackend};
 use crate::types::*;
-use crate::{Kernel, KernelError, Scratch};
+use crate::{hook_cx, Kernel, KernelError, Scratch};
 use engine::{Actor, Category, Nanos, Stall};
 
 impl Kernel {
@@ -31,10 +31,18 @@ impl Kernel {
             .get_mut(idx as usize)
             .ok_or(KernelError::NotMapped(idx))?;
         if p.state == PageState::Resident {
-            p.flags |= flags::ACCESSED | if write { flags::DIRTY } else { 0 };
+            // An access also ends the page's idle period (page_idle).
+            p.flags = (p.flags | flags::ACCESSED | if write { flags::DIRTY } else { 0 }) & !flags::IDLE;
+            if write && p.flags & flags::SWAPCACHE != 0 {
+                self.drop_swap_copy(idx);
+            }
             return Ok(Stall::ZERO);
         }
-        self.fault(now, actor, idx, write)
+        let r = self.fault(now, actor, idx, write);
+        if r.is_ok() {
+            self.pt.pages[idx as usize].flags &= !flags::IDLE;
+        }
+        r
     }
 
     /// Touch `n` consecutive pages; stops at the first error.
@@ -64,6 +72,7 @@ impl Kernel {
     ) -> Result<Stall, KernelError> {
         let p = self.pt.pages[idx as usize];
         self.vmstat.pgfault += 1;
+        self.last_now = self.last_now.max(now);
         match p.state {
             PageState::Untouched => self.fault_anon_zero(now, actor, idx),
             PageState::Swapped => self.swap_in(now, actor, idx, write),
@@ -108,7 +117,7 @@ impl Kernel {
         self.state_counts[from as usize] -= 1;
         self.state_counts[PageState::Resident as usize] += 1;
         let anon = kind.is_anon();
-        let list = if p.has(flags::HOT_HINT) {
+        let list = if p.has(flags::MLOCKED) {
             LruList::Unevictable
         } else if activate {
             LruList::active(anon)
@@ -214,7 +223,8 @@ impl Kernel {
         if !self.backends[dev].synchronous() && window > 0 {
             self.backends[dev].neighbours(fault_page.loc, window, handles);
             cands.extend(handles.iter().map(|&h| self.handle_owner[dev][h as usize]));
-            self.hooks.fault.swap_readahead(idx, cands, list);
+            let mut cx = hook_cx!(self, now, actor);
+            self.hooks.fault.swap_readahead(&mut cx, idx, cands, list);
             // Keep the faulting page (first) and the readahead pages still swapped on this device.
             let pages = &self.pt.pages;
             let mut first = true;
@@ -269,8 +279,16 @@ impl Kernel {
                 self.integrity.checksum_mismatches += 1;
             }
             let h = handles[i];
-            self.backends[dev].free(h);
-            self.handle_owner[dev][h as usize] = NIL;
+            // A read may keep the backend copy (swap cache); a write fault never does.
+            let keep_copy = !(q == idx && write) && {
+                let view = self.page_view(q);
+                let mut cx = hook_cx!(self, now + stall.ns, actor);
+                self.hooks.fault.keep_swap_copy(&mut cx, &view)
+            };
+            if !keep_copy {
+                self.backends[dev].free(h);
+                self.handle_owner[dev][h as usize] = NIL;
+            }
             self.procs[pid as usize].counters.swap -= 1;
             let shadow = self.pt.pages[q as usize].shadow;
             let activate = q == idx && self.refault_should_activate(shadow);
@@ -284,9 +302,14 @@ impl Kernel {
             }
             self.make_resident(q, pfn, PageState::Swapped, activate);
             let page = &mut self.pt.pages[q as usize];
-            page.shadow = 0;
-            // The swap slot was freed, so the page must be written again if reclaimed.
-            page.flags |= flags::DIRTY;
+            if keep_copy {
+                page.shadow = h;
+                page.flags |= flags::SWAPCACHE;
+            } else {
+                page.shadow = 0;
+                // The swap slot was freed, so the page must be written again if reclaimed.
+                page.flags |= flags::DIRTY;
+            }
             if q == idx {
                 page.flags |= flags::ACCESSED | if write { flags::DIRTY } else { 0 };
             }

@@ -33,6 +33,19 @@ impl Kernel {
                         if p.lru == LruList::None {
                             return Err(format!("resident page {idx} on no LRU list"));
                         }
+                        if p.has(flags::MLOCKED) != (p.lru == LruList::Unevictable) {
+                            return Err(format!("page {idx}: mlocked and unevictable list disagree"));
+                        }
+                        if p.has(flags::SWAPCACHE) {
+                            let dev = p.swap_dev as usize;
+                            per_dev[dev] += 1;
+                            if self.handle_owner[dev].get(p.shadow as usize) != Some(&idx) {
+                                return Err(format!("swap-cached page {idx} handle {} not owned", p.shadow));
+                            }
+                            if p.has(flags::DIRTY) || !p.kind.is_anon() {
+                                return Err(format!("swap-cached page {idx} is dirty or not anon"));
+                            }
+                        }
                     }
                     PageState::Swapped => {
                         per_dev[p.swap_dev as usize] += 1;

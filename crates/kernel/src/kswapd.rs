@@ -30,6 +30,7 @@ impl Kernel {
 
     /// Run background kernel work (kswapd, kcompactd) up to simulated time `t`.
     pub fn advance_to(&mut self, t: Nanos) {
+        self.last_now = self.last_now.max(t);
         while self.kswapd.awake && self.kswapd.clock < t {
             self.kswapd_step();
         }

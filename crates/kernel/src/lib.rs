@@ -24,6 +24,7 @@
 
 mod alloc;
 pub mod buddy;
+pub mod facade;
 mod fault;
 pub mod hooks;
 mod invariants;
@@ -33,12 +34,13 @@ pub mod mm;
 pub mod psi;
 mod reclaim;
 pub mod swap;
+mod swapcache;
 pub mod types;
 pub mod zram;
 
 use buddy::BuddyAllocator;
 use content::ContentStore;
-use engine::{CpuLedger, Nanos};
+use engine::{Actor, CpuLedger, Nanos, Timers};
 use hooks::{AllocPurpose, KernelHooks, PageView};
 use kswapd::Kswapd;
 use mm::{ContentSource, PageTable, Process, Vma};
@@ -55,6 +57,15 @@ pub const DEF_PRIORITY: u32 = 12;
 pub const MAX_RECLAIM_RETRIES: u32 = 16;
 /// Pages kswapd tries to reclaim per step before letting simulated time move on.
 pub const KSWAPD_STEP_PAGES: u64 = 256;
+
+/// A [`engine::HookCx`] on the kernel's own CPU ledger and timer buffer (disjoint field borrows,
+/// so the hook fields of the same kernel stay usable).
+macro_rules! hook_cx {
+    ($k:ident, $now:expr, $actor:expr) => {
+        engine::HookCx::new($now, $actor, &mut $k.cpu, &mut $k.timers)
+    };
+}
+pub(crate) use hook_cx;
 
 /// `frame_owner` values that are not a user page index.
 const OWNER_KERNEL: u32 = 0xFFFF_FFFE;
@@ -163,6 +174,8 @@ pub struct MemInfo {
     /// Frames used by swap backends themselves (zram's pool).
     pub backend_frames: u64,
     pub kernel_frames: u64,
+    /// Resident pages on the unevictable list (`Mlocked`).
+    pub mlocked: u64,
 }
 
 /// An I/O buffer allocated ION-style.
@@ -227,6 +240,13 @@ pub struct Kernel {
     pub vmstat: VmStat,
     pub integrity: Integrity,
     pub cpu: CpuLedger,
+    /// Timers requested by hooks ([`engine::HookCx::schedule`]); the framework drains them.
+    pub timers: Timers,
+    /// Commands queued through [`facade::PolicyKernel`], applied by [`Kernel::apply_policy_cmds`].
+    pub(crate) policy_cmds: Vec<facade::QueuedCmd>,
+    /// Latest simulated time the kernel has seen (fault, madvise, background work): the `now` of
+    /// hooks called from paths that carry no time (placement on mmap/exit).
+    pub(crate) last_now: Nanos,
     /// Workingset clock: advanced on every eviction and activation (Linux `nonresident_age`).
     pub(crate) nonresident_age: u32,
     /// Recent reclaim cost per type for `get_scan_count` (Linux `lruvec->anon_cost/file_cost`).
@@ -295,6 +315,9 @@ impl Kernel {
             vmstat: VmStat::default(),
             integrity: Integrity::default(),
             cpu: CpuLedger::default(),
+            timers: Timers::default(),
+            policy_cmds: Vec::new(),
+            last_now: 0,
             nonresident_age: 0,
             anon_cost: 0,
             file_cost: 0,
@@ -448,6 +471,9 @@ impl Kernel {
             let p = self.pt.pages[idx as usize];
             match p.state {
                 PageState::Resident => {
+                    if p.has(flags::SWAPCACHE) {
+                        self.drop_swap_copy(idx);
+                    }
                     self.pt.lru_del(&mut self.procs[p.pid as usize].lru, idx);
                     self.free_user_frame(p.pid, p.loc);
                     self.uncount_resident(p.pid, p.kind);
@@ -484,7 +510,8 @@ impl Kernel {
         for (pfn, order) in kallocs {
             self.free_kernel_frames(pfn, order, AllocPurpose::KernelForProcess(pid));
         }
-        self.hooks.placement.process_exit(&mut self.buddy, pid);
+        let mut cx = hook_cx!(self, self.last_now, Actor::Kernel);
+        self.hooks.placement.process_exit(&mut cx, &mut self.buddy, pid);
     }
 
     /// Processes killed by the kernel's OOM killer since the last call.
@@ -521,6 +548,7 @@ impl Kernel {
             idx,
             pid: p.pid,
             kind: p.kind,
+            state: p.state,
             flags: p.flags,
             policy_bits: p.policy_bits,
         }
@@ -539,11 +567,12 @@ impl Kernel {
     }
 
     pub fn meminfo(&self) -> MemInfo {
-        let (mut anon, mut file, mut swapped) = (0, 0, 0);
+        let (mut anon, mut file, mut swapped, mut mlocked) = (0, 0, 0, 0);
         for p in self.procs.iter().filter(|p| p.alive) {
             anon += p.counters.rss_anon;
             file += p.counters.rss_file;
             swapped += p.counters.swap;
+            mlocked += p.lru.len[LruList::Unevictable as usize] as u64;
         }
         MemInfo {
             managed: self.buddy.nr_pages() as u64,
@@ -553,6 +582,7 @@ impl Kernel {
             swapped,
             backend_frames: self.zram_frames.len() as u64,
             kernel_frames: self.kernel_frames,
+            mlocked,
         }
     }
 

@@ -1,8 +1,12 @@
 //! madvise-style hints from higher layers: `MADV_PAGEOUT`, `MADV_COLD`, `MADV_WILLNEED`,
-//! `MADV_DONTNEED` ([`Kernel::discard`]) and the runtime's hot/cold marks.
+//! `MADV_DONTNEED` ([`Kernel::discard`]), `mlock`/`munlock`, and ahead-of-time swap
+//! (`WriteAhead`, see `swapcache.rs`).
 //!
-//! PAGEOUT reclaims synchronously on the caller (its CPU is the caller's stall); WILLNEED
-//! prefetches as kernel work (the caller does not wait).
+//! PAGEOUT and WRITE_AHEAD work synchronously on the caller (their CPU is the caller's stall);
+//! WILLNEED prefetches as kernel work (the caller does not wait). MLOCK moves resident pages to
+//! the unevictable list (never scanned, never reclaimed, counted as `Mlocked`); pages of the range
+//! that are not resident yet get there when they fault in. Simplified: mlock does not populate
+//! the range.
 
 use crate::types::*;
 use crate::Kernel;
@@ -20,6 +24,9 @@ impl Kernel {
             }
             match p.state {
                 PageState::Resident => {
+                    if p.has(flags::SWAPCACHE) {
+                        self.drop_swap_copy(idx);
+                    }
                     self.pt.lru_del(&mut self.procs[p.pid as usize].lru, idx);
                     self.free_resident_frame(idx);
                 }
@@ -35,7 +42,7 @@ impl Kernel {
             page.state = PageState::Untouched;
             page.loc = NIL;
             page.shadow = 0;
-            page.flags &= flags::EXEC | flags::HOT_HINT;
+            page.flags &= flags::EXEC | flags::MLOCKED | flags::PROTECTED;
         }
         self.sync_backend_frames();
     }
@@ -45,8 +52,9 @@ impl Kernel {
     pub fn madvise(&mut self, now: Nanos, actor: Actor, first: PageIdx, n: u32, advice: Advice) -> Stall {
         let mut stall = Stall::ZERO;
         let end = (first + n).min(self.pt.pages.len() as u32);
+        self.last_now = self.last_now.max(now);
         match advice {
-            Advice::PageOut | Advice::ColdRuntime => {
+            Advice::PageOut => {
                 let cpu = self.pageout_range(now, actor, first, end);
                 stall.ns += cpu;
             }
@@ -75,38 +83,37 @@ impl Kernel {
                     }
                 }
             }
-            Advice::HotRuntime => {
+            Advice::Mlock => {
                 for idx in first..end {
                     let p = self.pt.pages[idx as usize];
                     if p.state == PageState::Freed {
                         continue;
                     }
-                    self.pt.pages[idx as usize].flags |= flags::HOT_HINT;
+                    self.pt.pages[idx as usize].flags |= flags::MLOCKED;
                     if p.state == PageState::Resident && p.lru != LruList::Unevictable {
                         self.pt
                             .lru_move_head(&mut self.procs[p.pid as usize].lru, idx, LruList::Unevictable);
                     }
                 }
             }
-        }
-        stall
-    }
-
-    /// Clear Fleet's HOT_RUNTIME mark on a range (pages return to the inactive lists).
-    pub fn clear_hot_hint(&mut self, first: PageIdx, n: u32) {
-        let end = (first + n).min(self.pt.pages.len() as u32);
-        for idx in first..end {
-            let p = self.pt.pages[idx as usize];
-            if p.has(flags::HOT_HINT) {
-                self.pt.pages[idx as usize].flags &= !flags::HOT_HINT;
-                if p.state == PageState::Resident {
-                    self.pt.lru_move_head(
-                        &mut self.procs[p.pid as usize].lru,
-                        idx,
-                        LruList::inactive(p.kind.is_anon()),
-                    );
+            Advice::Munlock => {
+                for idx in first..end {
+                    let p = self.pt.pages[idx as usize];
+                    if !p.has(flags::MLOCKED) {
+                        continue;
+                    }
+                    self.pt.pages[idx as usize].flags &= !flags::MLOCKED;
+                    if p.state == PageState::Resident {
+                        let list = LruList::inactive(p.kind.is_anon());
+                        self.pt
+                            .lru_move_head(&mut self.procs[p.pid as usize].lru, idx, list);
+                    }
                 }
             }
+            Advice::WriteAhead => {
+                stall.ns += self.write_ahead_range(now, actor, first, end);
+            }
         }
+        stall
     }
 }

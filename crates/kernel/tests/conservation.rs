@@ -24,7 +24,42 @@ fn small_device() -> DeviceProfile {
     d
 }
 
+/// Hooks that keep every swap-in read in the swap cache and shrink odd pages first.
+fn swap_cache_hooks() -> KernelHooks {
+    struct Keep;
+    impl kernel::hooks::FaultHook for Keep {
+        fn keep_swap_copy(&mut self, _: &mut engine::HookCx, _: &kernel::hooks::PageView) -> bool {
+            true
+        }
+    }
+    struct OddShrinker(PageIdx);
+    impl kernel::hooks::ReclaimHook for OddShrinker {
+        fn shrink(
+            &mut self,
+            _: &mut engine::HookCx,
+            _: &kernel::hooks::ScanControl,
+            want: u64,
+            out: &mut Vec<PageIdx>,
+        ) {
+            // Arbitrary page indices, mapped or not: the kernel must skip what it cannot take.
+            for _ in 0..want / 2 {
+                self.0 = (self.0 + 7919) % 40_000;
+                out.push(self.0 | 1);
+            }
+        }
+    }
+    KernelHooks {
+        fault: Box::new(Keep),
+        reclaim: Box::new(OddShrinker(0)),
+        ..KernelHooks::default()
+    }
+}
+
 fn kernel_with(swap_pages: u32) -> Kernel {
+    kernel_with_hooks(swap_pages, KernelHooks::default())
+}
+
+fn kernel_with_hooks(swap_pages: u32, hooks: KernelHooks) -> Kernel {
     let mut c = ContentStore::new();
     c.append_synthetic(&SynthMix::default(), 64, 3);
     let backends: Vec<Box<dyn SwapBackend>> = if swap_pages > 0 {
@@ -32,7 +67,7 @@ fn kernel_with(swap_pages: u32) -> Kernel {
     } else {
         vec![]
     };
-    Kernel::new(&small_device(), c, backends, KernelHooks::default()).unwrap()
+    Kernel::new(&small_device(), c, backends, hooks).unwrap()
 }
 
 #[derive(Debug, Clone)]
@@ -72,6 +107,12 @@ enum Op {
     Advance {
         ms: u64,
     },
+    /// Mlock (0), Munlock (1) or WriteAhead (2) over a whole mapping.
+    Lock {
+        proc: usize,
+        map: usize,
+        which: u8,
+    },
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -86,6 +127,14 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (0..6usize, 0..4usize).prop_map(|(proc, map)| Op::Unmap { proc, map }),
         1 => (0..6usize).prop_map(|proc| Op::Exit { proc }),
         1 => (1..500u64).prop_map(|ms| Op::Advance { ms }),
+    ]
+}
+
+/// `op()` plus mlock / munlock / write-ahead (swap cache).
+fn op_ext() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        8 => op(),
+        2 => (0..6usize, 0..4usize, 0..3u8).prop_map(|(proc, map, which)| Op::Lock { proc, map, which }),
     ]
 }
 
@@ -139,12 +188,18 @@ fn run_ops(k: &mut Kernel, ops: &[Op]) -> Result<(), TestCaseError> {
                     }
                 }
             }
-            Op::PageOut { proc, map } | Op::Cold { proc, map } | Op::WillNeed { proc, map } => {
+            Op::PageOut { proc, map }
+            | Op::Cold { proc, map }
+            | Op::WillNeed { proc, map }
+            | Op::Lock { proc, map, .. } => {
                 if let Some((pid, maps)) = m.procs.get(proc) {
                     if let Some(&(first, pages)) = maps.get(map) {
                         let advice = match op {
                             Op::PageOut { .. } => Advice::PageOut,
                             Op::Cold { .. } => Advice::Cold,
+                            Op::Lock { which: 0, .. } => Advice::Mlock,
+                            Op::Lock { which: 1, .. } => Advice::Munlock,
+                            Op::Lock { .. } => Advice::WriteAhead,
                             _ => Advice::WillNeed,
                         };
                         if k.process(*pid).unwrap().alive {
@@ -196,6 +251,18 @@ proptest! {
     #[test]
     fn pages_are_conserved_without_swap(ops in prop::collection::vec(op(), 1..40)) {
         let mut k = kernel_with(0);
+        run_ops(&mut k, &ops)?;
+    }
+
+    #[test]
+    fn pages_are_conserved_with_mlock_and_swap_cache(ops in prop::collection::vec(op_ext(), 1..60)) {
+        let mut k = kernel_with_hooks(16_384, swap_cache_hooks());
+        run_ops(&mut k, &ops)?;
+    }
+
+    #[test]
+    fn pages_are_conserved_with_mlock_and_tiny_swap(ops in prop::collection::vec(op_ext(), 1..40)) {
+        let mut k = kernel_with_hooks(512, swap_cache_hooks());
         run_ops(&mut k, &ops)?;
     }
 
