@@ -220,11 +220,20 @@ impl Kernel {
         } = s;
         let window = (1usize << self.params.page_cluster).saturating_sub(1);
         list.push(idx);
-        if !self.backends[dev].synchronous() && window > 0 {
+        let sync = self.backends[dev].synchronous();
+        if sync {
+            // No readahead on a synchronous device, but a fault on a page of a multi-page chunk
+            // decompresses the whole chunk: its still-swapped chunk-mates come in with it (one
+            // decompression) and keep their copies (swap cache), so later touches are hits.
+            self.backends[dev].neighbours(fault_page.loc, crate::zram::MAX_CHUNK_PAGES as usize, handles);
+            list.extend(handles.iter().map(|&h| self.handle_owner[dev][h as usize]));
+        } else if window > 0 {
             self.backends[dev].neighbours(fault_page.loc, window, handles);
             cands.extend(handles.iter().map(|&h| self.handle_owner[dev][h as usize]));
             let mut cx = hook_cx!(self, now, actor);
             self.hooks.fault.swap_readahead(&mut cx, idx, cands, list);
+        }
+        if list.len() > 1 {
             // Keep the faulting page (first) and the readahead pages still swapped on this device.
             let pages = &self.pt.pages;
             let mut first = true;
@@ -279,12 +288,13 @@ impl Kernel {
                 self.integrity.checksum_mismatches += 1;
             }
             let h = handles[i];
-            // A read may keep the backend copy (swap cache); a write fault never does.
-            let keep_copy = !(q == idx && write) && {
-                let view = self.page_view(q);
-                let mut cx = hook_cx!(self, now + stall.ns, actor);
-                self.hooks.fault.keep_swap_copy(&mut cx, &view)
-            };
+            // Chunk-mates keep their copy (swap cache); a read may keep it; a write fault never.
+            let keep_copy = (sync && q != idx)
+                || !(q == idx && write) && {
+                    let view = self.page_view(q);
+                    let mut cx = hook_cx!(self, now + stall.ns, actor);
+                    self.hooks.fault.keep_swap_copy(&mut cx, &view)
+                };
             if !keep_copy {
                 self.backends[dev].free(h);
                 self.handle_owner[dev][h as usize] = NIL;
@@ -330,7 +340,31 @@ impl Kernel {
         stall.psi_ns += own;
         self.psi.record(start, own, matches!(actor, Actor::AppMain(_)));
         self.sync_backend_frames();
+        if !matches!(actor, Actor::Kernel) {
+            self.after_major_fault(now + stall.ns, actor, idx);
+        }
         Ok(stall)
+    }
+
+    /// Ask the fault hook which pages to load after a task's major swap fault on `idx`, and load
+    /// them as kernel work at `now` (off the faulting thread: CPU to `Actor::Kernel`, no stall
+    /// for the task). Loaded pages are not marked accessed. The kernel's own loads (prefetches)
+    /// do not ask again.
+    fn after_major_fault(&mut self, now: Nanos, actor: Actor, idx: PageIdx) {
+        let view = self.page_view(idx);
+        let mut extra = Vec::new();
+        let mut cx = hook_cx!(self, now, actor);
+        self.hooks.fault.after_major_fault(&mut cx, &view, &mut extra);
+        for q in extra {
+            let swapped = self
+                .pt
+                .pages
+                .get(q as usize)
+                .is_some_and(|p| p.state == PageState::Swapped);
+            if swapped && self.swap_in(now, Actor::Kernel, q, false).is_ok() {
+                self.pt.pages[q as usize].flags &= !flags::ACCESSED;
+            }
+        }
     }
 
     /// Fault on a file page not in memory: read it (and its read-around window) from flash.

@@ -22,6 +22,12 @@
 //!   LRU walk, by the shrinker, by `madvise(PAGEOUT)` and by `madvise(WRITE_AHEAD)`.
 //! - [`FaultHook::swap_readahead`]: on every major swap fault, before the frames are allocated,
 //!   with the backend's readahead window (empty for synchronous devices such as zram).
+//!   On a synchronous device (zram) the hook is not asked; instead the still-swapped
+//!   chunk-mates of a multi-page chunk are loaded with the faulting page from ONE decompression
+//!   and kept in the swap cache.
+//! - [`FaultHook::after_major_fault`]: after every major swap fault of a task on any backend,
+//!   once the faulting page is resident (at the fault's completion time); the pages it names are
+//!   loaded right then as `Actor::Kernel` work, off the faulting thread's critical path.
 //! - [`FaultHook::keep_swap_copy`]: for every page loaded by a swap-in (faulting page and
 //!   readahead pages), after the read: keep the backend copy (swap cache) instead of freeing it.
 //!   A write fault never keeps it.
@@ -160,6 +166,12 @@ pub trait FaultHook {
     ) {
         out.extend_from_slice(candidates);
     }
+
+    /// After every major swap fault of a task, on every backend (zram included), once the
+    /// faulting page is resident: push pages to load now (pre-decompression, prefetch). The
+    /// kernel loads those still swapped as its own work (CPU to `Actor::Kernel`, no stall for the
+    /// faulting task); they are not marked accessed. Default: none.
+    fn after_major_fault(&mut self, _cx: &mut HookCx, _fault: &PageView, _out: &mut Vec<PageIdx>) {}
 
     /// After a swap-in read of `page`: keep its copy on the backend (the page enters the swap
     /// cache, clean; reclaiming it again needs no I/O). Not asked for write faults. Default: no

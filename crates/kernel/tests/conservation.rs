@@ -60,13 +60,17 @@ fn kernel_with(swap_pages: u32) -> Kernel {
 }
 
 fn kernel_with_hooks(swap_pages: u32, hooks: KernelHooks) -> Kernel {
-    let mut c = ContentStore::new();
-    c.append_synthetic(&SynthMix::default(), 64, 3);
     let backends: Vec<Box<dyn SwapBackend>> = if swap_pages > 0 {
         vec![Box::new(FlashSwap::new(swap_pages))]
     } else {
         vec![]
     };
+    kernel_with_backends(backends, hooks)
+}
+
+fn kernel_with_backends(backends: Vec<Box<dyn SwapBackend>>, hooks: KernelHooks) -> Kernel {
+    let mut c = ContentStore::new();
+    c.append_synthetic(&SynthMix::default(), 64, 3);
     Kernel::new(&small_device(), c, backends, hooks).unwrap()
 }
 
@@ -263,6 +267,17 @@ proptest! {
     #[test]
     fn pages_are_conserved_with_mlock_and_tiny_swap(ops in prop::collection::vec(op_ext(), 1..40)) {
         let mut k = kernel_with_hooks(512, swap_cache_hooks());
+        run_ops(&mut k, &ops)?;
+    }
+
+    #[test]
+    fn pages_are_conserved_with_zram_chunks_and_swap_cache(ops in prop::collection::vec(op_ext(), 1..40)) {
+        let z = kernel::zram::Zram::with_planner(
+            kernel::zram::ZramConfig::new(32 << 20, content::Codec::Lz4),
+            content::CostTable::builtin(),
+            Box::new(kernel::zram::FixedPlanner { chunk_bytes: 16_384, codec: None }),
+        );
+        let mut k = kernel_with_backends(vec![Box::new(z)], swap_cache_hooks());
         run_ops(&mut k, &ops)?;
     }
 

@@ -397,3 +397,118 @@ fn write_ahead_then_reclaim_needs_no_io_and_a_write_drops_the_copy() {
     assert_eq!(k.backends()[0].usage().stored_pages, 0);
     k.check_invariants().unwrap();
 }
+
+// ------------------------------------------------------------------ faults on zram
+
+fn zram(chunk_bytes: u32) -> Vec<Box<dyn SwapBackend>> {
+    use content::{Codec, CostTable};
+    use kernel::zram::{FixedPlanner, Zram, ZramConfig};
+    let planner = FixedPlanner {
+        chunk_bytes,
+        codec: None,
+    };
+    let z = Zram::with_planner(
+        ZramConfig::new(64 << 20, Codec::Lz4),
+        CostTable::builtin(),
+        Box::new(planner),
+    );
+    vec![Box::new(z)]
+}
+
+fn kernel_cpu(k: &Kernel) -> u64 {
+    k.cpu
+        .by_actor_kind()
+        .iter()
+        .find(|(n, _)| *n == "kernel")
+        .unwrap()
+        .1
+}
+
+struct NextPages {
+    calls: Rc<RefCell<Vec<PageIdx>>>,
+}
+
+impl FaultHook for NextPages {
+    fn after_major_fault(&mut self, _cx: &mut HookCx, fault: &PageView, out: &mut Vec<PageIdx>) {
+        self.calls.borrow_mut().push(fault.idx);
+        out.extend(fault.idx + 1..=fault.idx + 8);
+    }
+}
+
+/// Swap out 64 pages of a new process; returns (pid, first page, now).
+fn swapped_proc(k: &mut Kernel) -> (Pid, PageIdx, u64) {
+    let mut now = 0;
+    let (pid, first) = resident_proc(k, "app", 900, 64, &mut now);
+    k.madvise(now, Actor::AppMain(pid), first, 64, Advice::PageOut);
+    assert!((first..first + 64).all(|i| state(k, i) == PageState::Swapped));
+    (pid, first, now + 1_000_000)
+}
+
+#[test]
+fn fault_hook_on_zram_is_called_and_its_pages_arrive_off_the_critical_path() {
+    let calls = Rc::new(RefCell::new(Vec::new()));
+    let hooks = KernelHooks {
+        fault: Box::new(NextPages { calls: calls.clone() }),
+        ..KernelHooks::default()
+    };
+    let mut k = kernel_with(zram(4096), hooks);
+    let mut stock = kernel_with(zram(4096), KernelHooks::default());
+    let (pid, first, now) = swapped_proc(&mut k);
+    let (spid, sfirst, snow) = swapped_proc(&mut stock);
+    let kcpu = kernel_cpu(&k);
+    let stall = k.access(now, Actor::AppMain(pid), first, false).unwrap();
+    let stock_stall = stock.access(snow, Actor::AppMain(spid), sfirst, false).unwrap();
+    assert_eq!(
+        *calls.borrow(),
+        vec![first],
+        "called once, for the task's fault only"
+    );
+    assert_eq!(stall, stock_stall, "prefetching does not lengthen the fault");
+    assert!(kernel_cpu(&k) > kcpu, "the prefetch is kernel work");
+    assert!((first + 1..=first + 8).all(|i| state(&k, i) == PageState::Resident));
+    assert_eq!(state(&k, first + 9), PageState::Swapped);
+    // The prefetched pages are now hits.
+    let majors = k.vmstat.pgmajfault;
+    let s = k
+        .access_range(now, Actor::AppMain(pid), first + 1, 8, false)
+        .unwrap();
+    assert_eq!((s.ns, k.vmstat.pgmajfault), (0, majors));
+    k.check_invariants().unwrap();
+}
+
+#[test]
+fn a_multi_page_zram_chunk_is_decompressed_once_for_all_its_pages() {
+    let mut k = kernel_with(zram(16_384), KernelHooks::default());
+    let (pid, first, now) = swapped_proc(&mut k);
+    let a = Actor::AppMain(pid);
+    let d0 = k.cpu.by_category(Category::Decompress);
+    k.access(now, a, first, false).unwrap();
+    let d1 = k.cpu.by_category(Category::Decompress);
+    assert!(d1 > d0);
+    // The chunk-mates came in with the faulting page and keep their copy (swap cache).
+    for i in first + 1..first + 4 {
+        assert_eq!(state(&k, i), PageState::Resident);
+        assert!(k.page(i).unwrap().has(flags::SWAPCACHE));
+    }
+    assert_eq!(state(&k, first + 4), PageState::Swapped, "next chunk untouched");
+    let majors = k.vmstat.pgmajfault;
+    let s = k.access_range(now, a, first + 1, 3, false).unwrap();
+    assert_eq!(s.ns, 0);
+    assert_eq!(k.vmstat.pgmajfault, majors);
+    assert_eq!(
+        k.cpu.by_category(Category::Decompress),
+        d1,
+        "no second decompression"
+    );
+    assert_eq!(k.integrity.checksum_mismatches, 0);
+    k.check_invariants().unwrap();
+    // Reclaiming the clean chunk-mates again costs no compression.
+    let c = k.cpu.by_category(Category::Compress);
+    k.madvise(now, a, first + 1, 3, Advice::PageOut);
+    assert_eq!(k.cpu.by_category(Category::Compress), c);
+    assert!((first + 1..first + 4).all(|i| state(&k, i) == PageState::Swapped));
+    k.check_invariants().unwrap();
+    k.exit(pid);
+    assert_eq!(k.backends()[0].usage().stored_pages, 0);
+    k.check_invariants().unwrap();
+}

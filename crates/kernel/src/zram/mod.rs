@@ -886,6 +886,38 @@ impl SwapBackend for Zram {
         }
     }
 
+    fn load_batch(&mut self, env: &mut BackendEnv, handles: &[SwapHandle], out: &mut Vec<Loaded>) {
+        // A multi-page chunk in the pool is decompressed once for all of its pages in the request
+        // (the kernel asks for a faulting page's chunk-mates right after it).
+        let mut whole: Option<u32> = None;
+        for &h in handles {
+            let Slot::InChunk { chunk, index } = self.slots[h as usize] else {
+                whole = None;
+                out.push(self.load(env, h));
+                continue;
+            };
+            let c = self.chunks[chunk as usize].as_ref().expect("live chunk");
+            if whole == Some(chunk) {
+                let trusted = self.cfg.verify == Verify::Memoised
+                    && c.parts.iter().all(|p| p.blob.verified() == Some(true));
+                let i = index as usize;
+                let checksum = if trusted {
+                    env.contents.checksum(c.ids[i])
+                } else {
+                    checksum(&self.buf[i * PAGE_SIZE..(i + 1) * PAGE_SIZE])
+                };
+                out.push(Loaded {
+                    checksum,
+                    cost: IoCost::default(),
+                });
+                continue;
+            }
+            let multi = matches!(c.loc, Location::Pool) && c.sub_bytes == 0 && !c.raw && c.ids.len() > 1;
+            out.push(self.load(env, h));
+            whole = multi.then_some(chunk);
+        }
+    }
+
     fn free(&mut self, handle: SwapHandle) {
         let slot = std::mem::replace(&mut self.slots[handle as usize], Slot::Free);
         match slot {
