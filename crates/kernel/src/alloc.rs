@@ -39,10 +39,16 @@ impl FrameMover for FrameMap<'_> {
 }
 
 impl Kernel {
-    pub(crate) fn free_user_frame(&mut self, pid: Pid, pfn: Pfn) {
+    /// The purpose of a user page of `pid` of `kind`.
+    pub(crate) fn user_purpose(&self, pid: Pid, kind: PageKind) -> AllocPurpose {
+        let class = self.procs.get(pid as usize).map_or(ProcClass::App, |p| p.class);
+        AllocPurpose::User { pid, kind, class }
+    }
+
+    pub(crate) fn free_user_frame(&mut self, pid: Pid, kind: PageKind, pfn: Pfn) {
         self.frame_owner[pfn as usize] = NIL;
+        let purpose = self.user_purpose(pid, kind);
         let mut cx = hook_cx!(self, self.last_now, Actor::Kernel);
-        let purpose = AllocPurpose::User(pid);
         self.hooks
             .placement
             .free(&mut cx, &mut self.buddy, pfn, 0, purpose);
@@ -56,9 +62,11 @@ impl Kernel {
         now: Nanos,
         actor: Actor,
         pid: Pid,
+        kind: PageKind,
         stall: &mut Stall,
     ) -> Result<Pfn, KernelError> {
-        self.alloc_frame_slowpath(now, actor, AllocPurpose::User(pid), stall)
+        let purpose = self.user_purpose(pid, kind);
+        self.alloc_frame_slowpath(now, actor, purpose, stall)
     }
 
     pub(crate) fn alloc_frame_slowpath(
@@ -69,18 +77,18 @@ impl Kernel {
         stall: &mut Stall,
     ) -> Result<Pfn, KernelError> {
         let owner = match purpose {
-            AllocPurpose::User(pid) | AllocPurpose::KernelForProcess(pid) => Some(pid),
+            AllocPurpose::User { pid, .. } | AllocPurpose::KernelForProcess(pid) => Some(pid),
             _ => None,
         };
         let dead = |k: &Kernel| owner.is_some_and(|pid| !k.procs[pid as usize].alive);
         let mt = match purpose {
-            AllocPurpose::User(_) | AllocPurpose::Zram => MigrateType::Movable,
+            AllocPurpose::User { .. } | AllocPurpose::Zram => MigrateType::Movable,
             _ => MigrateType::Unmovable,
         };
         let wm = self.params.watermarks;
         let mut retries = 0;
         loop {
-            let free = self.buddy.nr_free_pages();
+            let free = self.free_pages();
             if free <= wm.low {
                 self.wake_kswapd(now + stall.ns);
             }
@@ -91,7 +99,7 @@ impl Kernel {
                     .placement
                     .alloc(&mut cx, &mut self.buddy, 0, mt, purpose)
                 {
-                    if self.buddy.nr_free_pages() <= wm.low {
+                    if self.free_pages() <= wm.low {
                         self.wake_kswapd(now + stall.ns);
                     }
                     return Ok(pfn);
@@ -100,7 +108,7 @@ impl Kernel {
             self.wake_kswapd(now + stall.ns);
             // Let kswapd catch up to the time this thread has reached.
             self.advance_to(now + stall.ns);
-            if self.buddy.nr_free_pages() > wm.min {
+            if self.free_pages() > wm.min {
                 continue;
             }
             let reclaimed = self.direct_reclaim(now + stall.ns, actor, stall);
@@ -155,21 +163,31 @@ impl Kernel {
     /// Allocate `2^order` unmovable kernel pages not tied to a process (slab, vmalloc). High
     /// orders may compact. Returns the first frame and the stall of the caller.
     pub fn alloc_kernel(&mut self, now: Nanos, actor: Actor, order: u8) -> (Option<Pfn>, Stall) {
-        let mut stall = Stall::ZERO;
-        let pfn = self.alloc_high_order(
-            now,
-            actor,
-            order,
-            MigrateType::Unmovable,
-            AllocPurpose::Kernel,
-            true,
-            &mut stall,
-        );
-        (pfn, stall)
+        self.alloc_kernel_as(now, actor, order, AllocPurpose::Kernel)
     }
 
     pub fn free_kernel(&mut self, pfn: Pfn, order: u8) {
         self.free_kernel_frames(pfn, order, AllocPurpose::Kernel);
+    }
+
+    /// [`Kernel::alloc_kernel`] for a given purpose (`Kernel`, `Vmalloc`, `Gpu`), so a placement
+    /// policy can tell them apart. Free with [`Kernel::free_kernel_as`] and the same purpose.
+    pub fn alloc_kernel_as(
+        &mut self,
+        now: Nanos,
+        actor: Actor,
+        order: u8,
+        purpose: AllocPurpose,
+    ) -> (Option<Pfn>, Stall) {
+        let mut stall = Stall::ZERO;
+        self.last_now = self.last_now.max(now);
+        let mt = MigrateType::Unmovable;
+        let pfn = self.alloc_high_order(now, actor, order, mt, purpose, true, &mut stall);
+        (pfn, stall)
+    }
+
+    pub fn free_kernel_as(&mut self, pfn: Pfn, order: u8, purpose: AllocPurpose) {
+        self.free_kernel_frames(pfn, order, purpose);
     }
 
     #[allow(clippy::too_many_arguments)] // mirrors the kernel's gfp/alloc-context parameters
@@ -184,12 +202,12 @@ impl Kernel {
         stall: &mut Stall,
     ) -> Option<Pfn> {
         let wm = self.params.watermarks;
-        if self.buddy.nr_free_pages() > wm.min + (1 << order) {
+        if self.free_pages() > wm.min + (1 << order) {
             if let Some(p) = self.alloc_kernel_frames(order, mt, purpose) {
                 return Some(p);
             }
         }
-        if self.buddy.nr_free_pages() <= wm.low + (1 << order) {
+        if self.free_pages() <= wm.low + (1 << order) {
             self.wake_kswapd(now);
         }
         if order > 0 && may_compact {
@@ -200,7 +218,7 @@ impl Kernel {
             stall.ns += cost;
             stall.psi_ns += cost;
             self.psi.record(now, cost, matches!(actor, Actor::AppMain(_)));
-            if self.buddy.nr_free_pages() > wm.min + (1 << order) {
+            if self.free_pages() > wm.min + (1 << order) {
                 if let Some(p) = self.alloc_kernel_frames(order, mt, purpose) {
                     self.vmstat.compact_success += 1;
                     return Some(p);
@@ -333,8 +351,8 @@ impl Kernel {
                 if p.state != PageState::Resident {
                     continue;
                 }
+                let purpose = self.user_purpose(pid, p.kind);
                 let mut cx = hook_cx!(self, now, actor);
-                let purpose = AllocPurpose::User(pid);
                 let Some(to) =
                     self.hooks
                         .placement
@@ -345,7 +363,7 @@ impl Kernel {
                 let from = p.loc;
                 self.frame_owner[to as usize] = idx;
                 self.pt.pages[idx as usize].loc = to;
-                self.free_user_frame(pid, from);
+                self.free_user_frame(pid, p.kind, from);
                 moved += 1;
             }
         }

@@ -88,12 +88,12 @@ impl Kernel {
         actor: Actor,
         idx: PageIdx,
     ) -> Result<Stall, KernelError> {
-        let pid = self.pt.pages[idx as usize].pid;
+        let (pid, kind) = (self.pt.pages[idx as usize].pid, self.pt.pages[idx as usize].kind);
         let mut stall = Stall::ZERO;
-        let pfn = self.alloc_user_frame(now, actor, pid, &mut stall)?;
+        let pfn = self.alloc_user_frame(now, actor, pid, kind, &mut stall)?;
         if self.pt.pages[idx as usize].state != PageState::Untouched {
             // The process was OOM-killed while we reclaimed.
-            self.free_user_frame(pid, pfn);
+            self.free_user_frame(pid, kind, pfn);
             return Err(KernelError::Killed(pid));
         }
         let cost = self.params.minor_fault_ns + self.params.page_copy_ns;
@@ -138,7 +138,7 @@ impl Kernel {
         let p = self.pt.pages[idx as usize];
         debug_assert_eq!(p.state, PageState::Resident);
         debug_assert_eq!(p.lru, LruList::None);
-        self.free_user_frame(p.pid, p.loc);
+        self.free_user_frame(p.pid, p.kind, p.loc);
         self.uncount_resident(p.pid, p.kind);
     }
 
@@ -208,7 +208,7 @@ impl Kernel {
         write: bool,
     ) -> Result<Stall, KernelError> {
         let fault_page = self.pt.pages[idx as usize];
-        let (pid, dev) = (fault_page.pid, fault_page.swap_dev as usize);
+        let (pid, dev, kind) = (fault_page.pid, fault_page.swap_dev as usize, fault_page.kind);
         // Readahead candidates: pages stored next to the faulting one (none for zram).
         let Scratch {
             handles,
@@ -247,7 +247,7 @@ impl Kernel {
         let mut stall = Stall::ZERO;
         // Frames first (may reclaim, may OOM-kill); pages may change state meanwhile.
         for (i, &q) in list.iter().enumerate() {
-            match self.alloc_user_frame(now + stall.ns, actor, pid, &mut stall) {
+            match self.alloc_user_frame(now + stall.ns, actor, pid, kind, &mut stall) {
                 Ok(pfn) => keep.push((q, pfn)),
                 Err(e) if i == 0 => return Err(e),
                 Err(_) => break,
@@ -262,12 +262,12 @@ impl Kernel {
                 j += 1;
             } else {
                 keep.swap_remove(j);
-                self.free_user_frame(pid, pfn);
+                self.free_user_frame(pid, kind, pfn);
             }
         }
         if keep.first().map(|k| k.0) != Some(idx) {
             for &(_, pfn) in keep.iter() {
-                self.free_user_frame(pid, pfn);
+                self.free_user_frame(pid, kind, pfn);
             }
             return Err(KernelError::Killed(pid));
         }
@@ -376,7 +376,7 @@ impl Kernel {
         write: bool,
     ) -> Result<Stall, KernelError> {
         let p = self.pt.pages[idx as usize];
-        let pid = p.pid;
+        let (pid, kind) = (p.pid, p.kind);
         let vma = *self.vma_of(idx).ok_or(KernelError::NotMapped(idx))?;
         let ra = self.params.read_ahead_pages;
         // Read-around window aligned on the read-ahead size, clipped to the mapping.
@@ -390,7 +390,7 @@ impl Kernel {
         );
         let mut got = Vec::with_capacity(pages.len());
         for (i, &q) in pages.iter().enumerate() {
-            match self.alloc_user_frame(now + stall.ns, actor, pid, &mut stall) {
+            match self.alloc_user_frame(now + stall.ns, actor, pid, kind, &mut stall) {
                 Ok(pfn) => got.push((q, pfn)),
                 Err(e) if i == 0 => return Err(e),
                 Err(_) => break,
@@ -398,7 +398,7 @@ impl Kernel {
         }
         if self.pt.pages[idx as usize].state != PageState::Dropped {
             for (_, pfn) in got {
-                self.free_user_frame(pid, pfn);
+                self.free_user_frame(pid, kind, pfn);
             }
             return Err(KernelError::Killed(pid));
         }
@@ -417,7 +417,7 @@ impl Kernel {
                 }
             }
             if self.pt.pages[q as usize].state != PageState::Dropped {
-                self.free_user_frame(pid, pfn);
+                self.free_user_frame(pid, kind, pfn);
                 continue;
             }
             self.make_resident(q, pfn, PageState::Dropped, activate);

@@ -33,7 +33,10 @@
 //!   A write fault never keeps it.
 //! - [`PlacementHook::alloc`] / [`PlacementHook::free`]: for every frame allocation and free
 //!   (user pages, kernel memory, I/O buffers, zram's pool), at the kernel's latest known time
-//!   with actor `Kernel`; [`PlacementHook::process_exit`] after a process's frames are freed.
+//!   with actor `Kernel`; [`PlacementHook::process_exit`] after a process's frames are freed;
+//!   [`PlacementHook::held_free_pages`] whenever the kernel reads its free-page count (every
+//!   allocation's watermark check, kswapd, meminfo, invariants). `alloc` is also called by
+//!   [`crate::Kernel::migrate_process`] (the facade's `compact_process`) for each resident page.
 //!
 //! Higher layers pass hints with [`crate::Kernel::madvise`] (PAGEOUT, COLD, WILLNEED, MLOCK,
 //! MUNLOCK, WRITE_AHEAD). Framework-level policy code works through the queued facade
@@ -184,12 +187,20 @@ pub trait FaultHook {
 /// Why the kernel needs frames.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AllocPurpose {
-    /// A user page of a process (movable).
-    User(Pid),
+    /// A user page of a process (movable), with its kind (anon/file) and the process's class.
+    User {
+        pid: Pid,
+        kind: PageKind,
+        class: ProcClass,
+    },
     /// Kernel memory for a process: stack, page table (unmovable).
     KernelForProcess(Pid),
-    /// Kernel memory not tied to a process: slab, vmalloc.
+    /// Kernel memory not tied to a process: slab.
     Kernel,
+    /// `vmalloc` memory ([`crate::Kernel::alloc_kernel_as`]).
+    Vmalloc,
+    /// Graphics buffers allocated by the GPU driver ([`crate::Kernel::alloc_kernel_as`]).
+    Gpu,
     /// An I/O buffer block (ION-style, unmovable).
     IoBuffer,
     /// zram's own memory (zsmalloc pages, movable).
@@ -221,6 +232,14 @@ pub trait PlacementHook {
     ) {
         let _ = purpose;
         buddy.free(pfn, order)
+    }
+
+    /// Free frames this policy holds back from the buddy allocator (e.g. free pages inside a
+    /// process's region). The kernel counts them as free for watermarks, meminfo, lmkd and its
+    /// invariants, so a policy that holds frames must hand them out from `alloc` when asked.
+    /// Default: 0.
+    fn held_free_pages(&self) -> u64 {
+        0
     }
 
     /// A process exited (all its frames have been freed through `free`).

@@ -113,13 +113,14 @@ impl Kernel {
                 ));
             }
         }
-        // Frame conservation: free + user + zram + kernel = managed.
+        // Frame conservation: free (buddy + held by placement) + user + zram + kernel = managed.
         let used = counts[PageState::Resident as usize] + self.zram_frames.len() as u64 + self.kernel_frames;
-        if used + self.buddy.nr_free_pages() != self.buddy.nr_pages() as u64 {
+        if used + self.free_pages() != self.buddy.nr_pages() as u64 {
             return Err(format!(
-                "frames: {} used + {} free != {} managed",
+                "frames: {} used + {} free ({} held by placement) != {} managed",
                 used,
-                self.buddy.nr_free_pages(),
+                self.free_pages(),
+                self.hooks.placement.held_free_pages(),
                 self.buddy.nr_pages()
             ));
         }

@@ -44,13 +44,13 @@ impl Kernel {
     /// priority, lowering the priority while short of the target.
     pub(crate) fn kswapd_step(&mut self) {
         let wm = self.params.watermarks;
-        if self.buddy.nr_free_pages() >= wm.high {
+        if self.free_pages() >= wm.high {
             self.kswapd.awake = false;
             self.kswapd.priority = DEF_PRIORITY;
             return;
         }
         let now = self.kswapd.clock;
-        let target = KSWAPD_STEP_PAGES.min(wm.high - self.buddy.nr_free_pages()).max(1);
+        let target = KSWAPD_STEP_PAGES.min(wm.high - self.free_pages()).max(1);
         let out = self.shrink_node(now, Actor::Kswapd, target, self.kswapd.priority, true);
         let cost = (out.cpu_ns + out.io_wait_ns).max(1_000);
         self.psi.record(now, cost, false);

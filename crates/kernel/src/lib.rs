@@ -176,6 +176,8 @@ pub struct MemInfo {
     pub kernel_frames: u64,
     /// Resident pages on the unevictable list (`Mlocked`).
     pub mlocked: u64,
+    /// Free frames held by the placement policy (included in `free`).
+    pub held_free: u64,
 }
 
 /// An I/O buffer allocated ION-style.
@@ -344,6 +346,7 @@ impl Kernel {
             counters: Default::default(),
             kernel_allocs: Vec::new(),
             content: None,
+            class: ProcClass::App,
         });
         for _ in 0..threads {
             if let Some(pfn) =
@@ -475,7 +478,7 @@ impl Kernel {
                         self.drop_swap_copy(idx);
                     }
                     self.pt.lru_del(&mut self.procs[p.pid as usize].lru, idx);
-                    self.free_user_frame(p.pid, p.loc);
+                    self.free_user_frame(p.pid, p.kind, p.loc);
                     self.uncount_resident(p.pid, p.kind);
                 }
                 PageState::Swapped => {
@@ -558,8 +561,17 @@ impl Kernel {
         &self.buddy
     }
 
+    /// Free pages as watermarks, lmkd and meminfo see them: the buddy allocator's free pages
+    /// plus the free frames a placement policy holds ([`hooks::PlacementHook::held_free_pages`]).
     pub fn free_pages(&self) -> u64 {
-        self.buddy.nr_free_pages()
+        self.buddy.nr_free_pages() + self.hooks.placement.held_free_pages()
+    }
+
+    /// Set the class of `pid` (carried by every `AllocPurpose::User` of its pages).
+    pub fn set_proc_class(&mut self, pid: Pid, class: ProcClass) {
+        if let Some(p) = self.procs.get_mut(pid as usize) {
+            p.class = class;
+        }
     }
 
     pub fn backends(&self) -> &[Box<dyn SwapBackend>] {
@@ -576,7 +588,8 @@ impl Kernel {
         }
         MemInfo {
             managed: self.buddy.nr_pages() as u64,
-            free: self.buddy.nr_free_pages(),
+            free: self.free_pages(),
+            held_free: self.hooks.placement.held_free_pages(),
             anon_resident: anon,
             file_resident: file,
             swapped,

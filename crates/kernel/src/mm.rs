@@ -145,6 +145,8 @@ pub struct Process {
     /// Where the contents of mappings made without an explicit source come from
     /// ([`crate::Kernel::mmap_default`]).
     pub content: Option<ContentSource>,
+    /// What kind of process it is (set by the framework; carried by user-page allocations).
+    pub class: ProcClass,
 }
 
 impl Process {

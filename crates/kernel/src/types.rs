@@ -82,6 +82,14 @@ impl PageKind {
     }
 }
 
+/// What kind of process owns memory (Android: app, persistent system process, service).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum ProcClass {
+    App,
+    Persistent,
+    Service,
+}
+
 /// Where a virtual page is. Every page is in exactly one state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[repr(u8)]

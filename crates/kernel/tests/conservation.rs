@@ -55,6 +55,81 @@ fn swap_cache_hooks() -> KernelHooks {
     }
 }
 
+/// Region-style placement: frames freed by a process are HELD for that process (up to 256 per
+/// process) instead of going back to the buddy allocator, handed out again to the same process
+/// first, stolen by anyone when the buddy allocator is empty, and released when it exits.
+#[derive(Default)]
+struct Regions {
+    held: std::collections::BTreeMap<Pid, Vec<Pfn>>,
+    total: u64,
+}
+
+impl kernel::hooks::PlacementHook for Regions {
+    fn alloc(
+        &mut self,
+        _: &mut engine::HookCx,
+        buddy: &mut kernel::buddy::BuddyAllocator,
+        order: u8,
+        mt: MigrateType,
+        purpose: kernel::hooks::AllocPurpose,
+    ) -> Option<Pfn> {
+        if order == 0 {
+            if let kernel::hooks::AllocPurpose::User { pid, .. } = purpose {
+                if let Some(pfn) = self.held.get_mut(&pid).and_then(|v| v.pop()) {
+                    self.total -= 1;
+                    return Some(pfn);
+                }
+            }
+        }
+        buddy.alloc(order, mt).or_else(|| {
+            let v = self
+                .held
+                .values_mut()
+                .find(|v| !v.is_empty())
+                .filter(|_| order == 0)?;
+            self.total -= 1;
+            v.pop()
+        })
+    }
+
+    fn free(
+        &mut self,
+        _: &mut engine::HookCx,
+        buddy: &mut kernel::buddy::BuddyAllocator,
+        pfn: Pfn,
+        order: u8,
+        purpose: kernel::hooks::AllocPurpose,
+    ) {
+        if let (0, kernel::hooks::AllocPurpose::User { pid, .. }) = (order, purpose) {
+            let v = self.held.entry(pid).or_default();
+            if v.len() < 256 {
+                v.push(pfn);
+                self.total += 1;
+                return;
+            }
+        }
+        buddy.free(pfn, order)
+    }
+
+    fn held_free_pages(&self) -> u64 {
+        self.total
+    }
+
+    fn process_exit(&mut self, _: &mut engine::HookCx, buddy: &mut kernel::buddy::BuddyAllocator, pid: Pid) {
+        for pfn in self.held.remove(&pid).unwrap_or_default() {
+            buddy.free(pfn, 0);
+            self.total -= 1;
+        }
+    }
+}
+
+fn region_hooks() -> KernelHooks {
+    KernelHooks {
+        placement: Box::new(Regions::default()),
+        ..KernelHooks::default()
+    }
+}
+
 fn kernel_with(swap_pages: u32) -> Kernel {
     kernel_with_hooks(swap_pages, KernelHooks::default())
 }
@@ -282,6 +357,20 @@ proptest! {
     }
 
     #[test]
+    fn pages_are_conserved_with_region_placement_holding_free_frames(
+        ops in prop::collection::vec(op_ext(), 1..60)
+    ) {
+        let mut k = kernel_with_hooks(16_384, region_hooks());
+        run_ops(&mut k, &ops)?;
+    }
+
+    #[test]
+    fn pages_are_conserved_with_region_placement_and_tiny_swap(ops in prop::collection::vec(op_ext(), 1..40)) {
+        let mut k = kernel_with_hooks(512, region_hooks());
+        run_ops(&mut k, &ops)?;
+    }
+
+    #[test]
     fn pages_are_conserved_with_tiny_swap(ops in prop::collection::vec(op(), 1..40)) {
         let mut k = kernel_with(512);
         run_ops(&mut k, &ops)?;
@@ -437,6 +526,47 @@ fn reclaim_prefers_cold_pages() {
         h < c / 4.0,
         "hot pages should mostly stay resident: hot {h} vs cold {c}"
     );
+}
+
+/// A placement policy's held frames count as free: meminfo, watermarks and the invariants see
+/// them, and they are handed out again.
+#[test]
+fn held_free_frames_count_as_free() {
+    let mut k = kernel_with_hooks(16_384, region_hooks());
+    let free0 = k.free_pages();
+    let pid = k.spawn("app", 900, 2);
+    let first = k
+        .mmap(
+            pid,
+            200,
+            PageKind::NativeAnon,
+            false,
+            ContentSource {
+                base: 0,
+                len: 64,
+                seed: 4,
+            },
+        )
+        .unwrap();
+    k.access_range(0, Actor::AppMain(pid), first, 200, true).unwrap();
+    let buddy_free = k.buddy().nr_free_pages();
+    k.discard(first, 200);
+    let mi = k.meminfo();
+    assert_eq!(mi.held_free, 200);
+    assert_eq!(
+        k.buddy().nr_free_pages(),
+        buddy_free,
+        "held, not returned to the buddy allocator"
+    );
+    assert_eq!(mi.free, buddy_free + 200);
+    k.check_invariants().unwrap();
+    // Touching again reuses the held frames.
+    k.access_range(0, Actor::AppMain(pid), first, 200, true).unwrap();
+    assert_eq!(k.meminfo().held_free, 0);
+    assert_eq!(k.buddy().nr_free_pages(), buddy_free);
+    k.exit(pid);
+    k.check_invariants().unwrap();
+    assert_eq!(k.free_pages(), free0);
 }
 
 /// Watermarks follow Linux's formula.

@@ -512,3 +512,69 @@ fn a_multi_page_zram_chunk_is_decompressed_once_for_all_its_pages() {
     assert_eq!(k.backends()[0].usage().stored_pages, 0);
     k.check_invariants().unwrap();
 }
+
+// ------------------------------------------------------------------ placement
+
+struct RecordPurposes {
+    seen: Rc<RefCell<Vec<(AllocPurpose, engine::Actor)>>>,
+}
+
+impl PlacementHook for RecordPurposes {
+    fn alloc(
+        &mut self,
+        cx: &mut HookCx,
+        buddy: &mut kernel::buddy::BuddyAllocator,
+        order: u8,
+        mt: MigrateType,
+        purpose: AllocPurpose,
+    ) -> Option<Pfn> {
+        self.seen.borrow_mut().push((purpose, cx.actor));
+        buddy.alloc(order, mt)
+    }
+}
+
+#[test]
+fn placement_sees_page_kind_process_class_and_kernel_purposes_and_can_migrate_a_process() {
+    let seen = Rc::new(RefCell::new(Vec::new()));
+    let hooks = KernelHooks {
+        placement: Box::new(RecordPurposes { seen: seen.clone() }),
+        ..KernelHooks::default()
+    };
+    let mut k = kernel_with(flash(4096), hooks);
+    let pid = k.spawn("persistent", -800, 1);
+    k.set_proc_class(pid, ProcClass::Persistent);
+    let anon = k.mmap(pid, 4, PageKind::JavaHeap, false, SRC).unwrap();
+    let file = k.mmap(pid, 4, PageKind::File, false, SRC).unwrap();
+    k.access(0, Actor::AppMain(pid), anon, true).unwrap();
+    k.access(0, Actor::AppMain(pid), file, false).unwrap();
+    let (gpu, _) = k.alloc_kernel_as(0, Actor::Kernel, 2, AllocPurpose::Gpu);
+    let (vm, _) = k.alloc_kernel_as(0, Actor::Kernel, 0, AllocPurpose::Vmalloc);
+    {
+        let s = seen.borrow();
+        let has = |p: AllocPurpose| s.iter().any(|&(q, _)| q == p);
+        let class = ProcClass::Persistent;
+        assert!(has(AllocPurpose::User {
+            pid,
+            kind: PageKind::JavaHeap,
+            class
+        }));
+        assert!(has(AllocPurpose::User {
+            pid,
+            kind: PageKind::File,
+            class
+        }));
+        assert!(has(AllocPurpose::Gpu) && has(AllocPurpose::Vmalloc));
+    }
+    k.free_kernel_as(gpu.unwrap(), 2, AllocPurpose::Gpu);
+    k.free_kernel_as(vm.unwrap(), 0, AllocPurpose::Vmalloc);
+    // Migration: one placement call per resident page, on the caller; CPU charged to it.
+    seen.borrow_mut().clear();
+    let resident = k.process(pid).unwrap().rss();
+    let caller = Actor::AppMain(pid);
+    let stall = k.migrate_process(1_000, caller, pid);
+    assert_eq!(seen.borrow().len() as u64, resident);
+    assert!(seen.borrow().iter().all(|&(_, a)| a == caller));
+    assert!(stall.ns > 0);
+    assert_eq!(k.vmstat.pgmigrate_success, resident);
+    k.check_invariants().unwrap();
+}
