@@ -9,6 +9,7 @@
 //! `Rc<RefCell<_>>` for all its layers without a re-entrant borrow.
 
 use crate::hooks::{PageView, ProcView};
+use crate::swap::SwapMaintenance;
 use crate::types::*;
 use crate::{hook_cx, Kernel, MemInfo, Watermarks};
 use engine::{Actor, HookCx, Nanos, Stall};
@@ -34,6 +35,11 @@ pub enum KernelCmd {
     /// ([`Kernel::migrate_process`]), e.g. into the process's own region.
     CompactProcess {
         pid: Pid,
+    },
+    /// Maintenance of swap device `dev` ([`Kernel::swap_maintenance`]).
+    SwapMaintenance {
+        dev: u8,
+        op: SwapMaintenance,
     },
 }
 
@@ -69,6 +75,7 @@ impl Kernel {
                 KernelCmd::Mlock { first, n } => self.madvise(q.now, q.actor, first, n, Advice::Mlock),
                 KernelCmd::Munlock { first, n } => self.madvise(q.now, q.actor, first, n, Advice::Munlock),
                 KernelCmd::CompactProcess { pid } => self.migrate_process(q.now, q.actor, pid),
+                KernelCmd::SwapMaintenance { dev, op } => self.swap_maintenance(q.now, q.actor, dev, op),
             };
             total.add(s);
         }
@@ -201,5 +208,9 @@ impl PolicyKernel<'_> {
 
     pub fn compact_process(&mut self, pid: Pid) {
         self.push(KernelCmd::CompactProcess { pid });
+    }
+
+    pub fn swap_maintenance(&mut self, dev: u8, op: SwapMaintenance) {
+        self.push(KernelCmd::SwapMaintenance { dev, op });
     }
 }

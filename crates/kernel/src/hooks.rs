@@ -38,6 +38,12 @@
 //!   allocation's watermark check, kswapd, meminfo, invariants). `alloc` is also called by
 //!   [`crate::Kernel::migrate_process`] (the facade's `compact_process`) for each resident page.
 //!
+//! Backend-level seams live with the backends: zram's [`crate::zram::ChunkPlanner`] (called on
+//! every zram store, i.e. every swap-out batch, PAGEOUT and write-ahead; `group_by_tag` lets a
+//! chunk hold non-adjacent pages of one tag) and [`crate::swap::SwapBackend::maintain`] (idle
+//! ageing, writeback), run when policy code calls [`crate::Kernel::swap_maintenance`] (or the
+//! facade's queued `swap_maintenance`), typically from a policy timer.
+//!
 //! Higher layers pass hints with [`crate::Kernel::madvise`] (PAGEOUT, COLD, WILLNEED, MLOCK,
 //! MUNLOCK, WRITE_AHEAD). Framework-level policy code works through the queued facade
 //! [`crate::facade::PolicyKernel`] (per-page policy bits, idle and protected bits, queued madvise,

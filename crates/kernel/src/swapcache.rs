@@ -7,14 +7,17 @@
 //! unmap, exit) frees the copy. The handle lives in `Page::shadow` (unused while resident), the
 //! backend in `swap_dev`, and the backend counts the copy as stored.
 //!
+//! Also here: [`Kernel::swap_maintenance`], device maintenance during a run (zram idle ageing and
+//! writeback), reachable from policy code through the facade.
+//!
 //! Simplified: the copy stays until written or reclaimed (Linux also drops swap cache when swap
 //! is more than half full); a write-ahead to flash does not delay the caller (asynchronous I/O).
 
 use crate::hook_cx;
-use crate::swap::SwapOutPage;
+use crate::swap::{SwapMaintenance, SwapOutPage};
 use crate::types::*;
 use crate::{Kernel, SWAP_CLUSTER_MAX};
-use engine::{Actor, Nanos};
+use engine::{Actor, Nanos, Stall};
 
 impl Kernel {
     /// Free the backend copy of a swap-cached resident page (it was written, or is going away).
@@ -117,5 +120,28 @@ impl Kernel {
             return Some(cost);
         }
         None
+    }
+
+    /// Run a maintenance operation on swap device `dev` at `now` for `actor` (zram idle ageing,
+    /// writeback to the backing device). The CPU (decompression for a raw writeback) is charged
+    /// to `actor` and returned as its stall; the writes are asynchronous. The pool memory freed
+    /// goes back to the allocator at once.
+    pub fn swap_maintenance(&mut self, now: Nanos, actor: Actor, dev: u8, op: SwapMaintenance) -> Stall {
+        self.last_now = self.last_now.max(now);
+        if dev as usize >= self.backends.len() {
+            return Stall::ZERO;
+        }
+        let cost = {
+            let (mut env, backends) = self.backend_env(now);
+            backends[dev as usize].maintain(&mut env, op)
+        };
+        for (cat, ns) in cost.cpu() {
+            self.cpu.charge(actor, cat, ns);
+        }
+        self.sync_backend_frames();
+        Stall {
+            ns: cost.cpu_total(),
+            psi_ns: 0,
+        }
     }
 }
