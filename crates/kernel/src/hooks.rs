@@ -5,18 +5,53 @@
 //! libCacheSim's per-algorithm hook struct. Each trait's default methods are stock Linux
 //! behaviour, so `Stock*` types below are just the defaults.
 //!
-//! - [`ReclaimHook`]: which process's LRU to scan first, what to do with a page at the tail of an
-//!   inactive list, which tag a swapped-out page carries to the backend (e.g. hot/warm/cold).
-//! - [`FaultHook`]: which other swapped pages to bring in with a major fault (readahead,
-//!   pre-decompression).
-//! - [`PlacementHook`]: which physical frames back a user page or a kernel allocation, and what
-//!   happens to them when freed (region-based anti-fragmentation replaces this).
+//! Every hook gets `cx: &mut HookCx` (simulated `now`, the acting actor, CPU charging to the
+//! `policy` category, timers). Hooks DECIDE and the kernel ACTS: a hook receives data (views) and
+//! returns a decision, so it can never re-enter the kernel or another hook.
 //!
-//! Higher layers pass hints with [`crate::Kernel::madvise`] (PAGEOUT, COLD, WILLNEED and Fleet's
-//! COLD_RUNTIME / HOT_RUNTIME), and policies may keep per-page state in `Page::policy_bits`.
+//! The seams, and when each is called in simulated time:
+//! - [`ReclaimHook::lruvec_order`]: at the start of every reclaim pass (each kswapd step, each
+//!   priority of a direct reclaim), at the reclaimer's time, with a [`ScanControl`] and a
+//!   [`ProcView`] per live process; returns the order in which processes' LRUs are scanned.
+//! - [`ReclaimHook::shrink`]: right after `lruvec_order`, BEFORE the LRU walk: pages the policy
+//!   wants reclaimed now. The kernel reclaims exactly those (resident, not mlocked; anon only while
+//!   a swap device has room) and skips the LRU walk of a direct reclaim that got enough.
+//! - [`ReclaimHook::inactive_verdict`]: for every page taken from the tail of an inactive list
+//!   during the walk (accessed bit sampled into the view, then cleared).
+//! - [`ReclaimHook::swap_tag`]: for every anon page about to be stored on a swap backend: by the
+//!   LRU walk, by the shrinker, by `madvise(PAGEOUT)` and by `madvise(WRITE_AHEAD)`.
+//! - [`FaultHook::swap_readahead`]: on every major swap fault, before the frames are allocated,
+//!   with the backend's readahead window (empty for synchronous devices such as zram).
+//!   On a synchronous device (zram) the hook is not asked; instead the still-swapped
+//!   chunk-mates of a multi-page chunk are loaded with the faulting page from ONE decompression
+//!   and kept in the swap cache.
+//! - [`FaultHook::after_major_fault`]: after every major swap fault of a task on any backend,
+//!   once the faulting page is resident (at the fault's completion time); the pages it names are
+//!   loaded right then as `Actor::Kernel` work, off the faulting thread's critical path.
+//! - [`FaultHook::keep_swap_copy`]: for every page loaded by a swap-in (faulting page and
+//!   readahead pages), after the read: keep the backend copy (swap cache) instead of freeing it.
+//!   A write fault never keeps it.
+//! - [`PlacementHook::alloc`] / [`PlacementHook::free`]: for every frame allocation and free
+//!   (user pages, kernel memory, I/O buffers, zram's pool), at the kernel's latest known time
+//!   with actor `Kernel`; [`PlacementHook::process_exit`] after a process's frames are freed;
+//!   [`PlacementHook::held_free_pages`] whenever the kernel reads its free-page count (every
+//!   allocation's watermark check, kswapd, meminfo, invariants). `alloc` is also called by
+//!   [`crate::Kernel::migrate_process`] (the facade's `compact_process`) for each resident page.
+//!
+//! Backend-level seams live with the backends: zram's [`crate::zram::ChunkPlanner`] (called on
+//! every zram store, i.e. every swap-out batch, PAGEOUT and write-ahead; `group_by_tag` lets a
+//! chunk hold non-adjacent pages of one tag) and [`crate::swap::SwapBackend::maintain`] (idle
+//! ageing, writeback), run when policy code calls [`crate::Kernel::swap_maintenance`] (or the
+//! facade's queued `swap_maintenance`), typically from a policy timer.
+//!
+//! Higher layers pass hints with [`crate::Kernel::madvise`] (PAGEOUT, COLD, WILLNEED, MLOCK,
+//! MUNLOCK, WRITE_AHEAD). Framework-level policy code works through the queued facade
+//! [`crate::facade::PolicyKernel`] (per-page policy bits, idle and protected bits, queued madvise,
+//! mlock and per-process compaction), applied by [`crate::Kernel::apply_policy_cmds`].
 
 use crate::buddy::BuddyAllocator;
 use crate::types::*;
+use engine::HookCx;
 
 /// What reclaim does with a page taken from the tail of an inactive list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,28 +64,60 @@ pub enum Verdict {
     Keep,
 }
 
-/// The facts about a page a reclaim decision may use.
+/// The facts about a page a policy decision may use.
 #[derive(Debug, Clone, Copy)]
 pub struct PageView {
     pub idx: PageIdx,
     pub pid: Pid,
     pub kind: PageKind,
-    pub flags: u8,
+    pub state: PageState,
+    /// [`flags`] bits (accessed, dirty, mlocked, protected, idle, swap cache, ...).
+    pub flags: u16,
     pub policy_bits: u8,
 }
 
 impl PageView {
-    pub fn has(&self, f: u8) -> bool {
+    pub fn has(&self, f: u16) -> bool {
         self.flags & f != 0
     }
+
+    /// The policy-owned protected bit ([`flags::PROTECTED`]); stock reclaim ignores it.
+    pub fn protected(&self) -> bool {
+        self.has(flags::PROTECTED)
+    }
+}
+
+/// A process as a policy sees it (victim selection, facade queries).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProcView {
+    pub pid: Pid,
+    /// `oom_score_adj`.
+    pub adj: i16,
+    /// `adj <= 0` (foreground, visible or system).
+    pub foreground: bool,
+    /// Resident pages (anon + file).
+    pub rss: u64,
+    /// Pages on swap backends.
+    pub swap: u64,
+    pub alive: bool,
+}
+
+/// Linux `struct scan_control` for one reclaim pass.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScanControl {
+    /// 12 (`DEF_PRIORITY`) .. 0: a pass scans `lru_size >> priority` pages per list.
+    pub priority: u32,
+    /// kswapd (background) or direct reclaim on an allocating thread.
+    pub kswapd: bool,
+    /// Reclaim pass counter (increases by one per pass, over the whole run).
+    pub pass: u64,
+    /// Pages this pass wants.
+    pub nr_to_reclaim: u64,
 }
 
 /// Linux `folio_check_references` for a page at the inactive tail (accessed bit already sampled
 /// into `flags::ACCESSED` by the caller, which clears it afterwards).
 pub fn stock_inactive_verdict(p: &PageView) -> Verdict {
-    if p.has(flags::HOT_HINT) {
-        return Verdict::Activate;
-    }
     let referenced = p.has(flags::ACCESSED);
     if !referenced {
         return Verdict::Reclaim;
@@ -68,24 +135,29 @@ pub fn stock_inactive_verdict(p: &PageView) -> Verdict {
 }
 
 pub trait ReclaimHook {
-    /// Order in which a reclaim pass visits processes' LRUs. `alive` is in pid order; the default
-    /// rotates the starting point every pass (Linux `mem_cgroup_iter` round-robin).
-    fn lruvec_order(&mut self, alive: &[Pid], pass: u64, out: &mut Vec<Pid>) {
-        if alive.is_empty() {
+    /// Order in which a reclaim pass visits processes' LRUs. `procs` are the live processes in
+    /// pid order; the default rotates the starting point every pass (Linux `mem_cgroup_iter`
+    /// round-robin). Pids pushed to `out` that are dead or unknown are skipped.
+    fn lruvec_order(&mut self, _cx: &mut HookCx, sc: &ScanControl, procs: &[ProcView], out: &mut Vec<Pid>) {
+        if procs.is_empty() {
             return;
         }
-        let start = (pass as usize) % alive.len();
-        out.extend_from_slice(&alive[start..]);
-        out.extend_from_slice(&alive[..start]);
+        let start = (sc.pass as usize) % procs.len();
+        out.extend(procs[start..].iter().chain(&procs[..start]).map(|p| p.pid));
     }
 
+    /// A shrinker asked before the LRU walk: push pages to reclaim now (`want_pages` is what the
+    /// pass still needs). The kernel reclaims exactly the pushed pages that are resident and not
+    /// mlocked (anon ones only while swap has room). Default: none (stock has no such shrinker).
+    fn shrink(&mut self, _cx: &mut HookCx, _sc: &ScanControl, _want_pages: u64, _out: &mut Vec<PageIdx>) {}
+
     /// Decide about a page at the tail of an inactive list.
-    fn inactive_verdict(&mut self, page: &PageView) -> Verdict {
+    fn inactive_verdict(&mut self, _cx: &mut HookCx, _sc: &ScanControl, page: &PageView) -> Verdict {
         stock_inactive_verdict(page)
     }
 
-    /// Tag handed to the swap backend with the page (e.g. Ariadne's hotness class).
-    fn swap_tag(&mut self, _page: &PageView) -> u8 {
+    /// Tag handed to the swap backend with the page (e.g. a hotness class), for every store.
+    fn swap_tag(&mut self, _cx: &mut HookCx, _page: &PageView) -> u8 {
         0
     }
 }
@@ -94,20 +166,47 @@ pub trait FaultHook {
     /// Pages to bring in together with a major fault on `fault`: `candidates` are the swapped
     /// pages stored next to it (the backend's readahead window, empty for synchronous devices).
     /// Default: all candidates (Linux swap readahead).
-    fn swap_readahead(&mut self, _fault: PageIdx, candidates: &[PageIdx], out: &mut Vec<PageIdx>) {
+    fn swap_readahead(
+        &mut self,
+        _cx: &mut HookCx,
+        _fault: PageIdx,
+        candidates: &[PageIdx],
+        out: &mut Vec<PageIdx>,
+    ) {
         out.extend_from_slice(candidates);
+    }
+
+    /// After every major swap fault of a task, on every backend (zram included), once the
+    /// faulting page is resident: push pages to load now (pre-decompression, prefetch). The
+    /// kernel loads those still swapped as its own work (CPU to `Actor::Kernel`, no stall for the
+    /// faulting task); they are not marked accessed. Default: none.
+    fn after_major_fault(&mut self, _cx: &mut HookCx, _fault: &PageView, _out: &mut Vec<PageIdx>) {}
+
+    /// After a swap-in read of `page`: keep its copy on the backend (the page enters the swap
+    /// cache, clean; reclaiming it again needs no I/O). Not asked for write faults. Default: no
+    /// (the slot is freed, as Linux does for synchronous devices and a swap more than half full).
+    fn keep_swap_copy(&mut self, _cx: &mut HookCx, _page: &PageView) -> bool {
+        false
     }
 }
 
 /// Why the kernel needs frames.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AllocPurpose {
-    /// A user page of a process (movable).
-    User(Pid),
+    /// A user page of a process (movable), with its kind (anon/file) and the process's class.
+    User {
+        pid: Pid,
+        kind: PageKind,
+        class: ProcClass,
+    },
     /// Kernel memory for a process: stack, page table (unmovable).
     KernelForProcess(Pid),
-    /// Kernel memory not tied to a process: slab, vmalloc.
+    /// Kernel memory not tied to a process: slab.
     Kernel,
+    /// `vmalloc` memory ([`crate::Kernel::alloc_kernel_as`]).
+    Vmalloc,
+    /// Graphics buffers allocated by the GPU driver ([`crate::Kernel::alloc_kernel_as`]).
+    Gpu,
     /// An I/O buffer block (ION-style, unmovable).
     IoBuffer,
     /// zram's own memory (zsmalloc pages, movable).
@@ -118,6 +217,7 @@ pub trait PlacementHook {
     /// Pick frames for an allocation of `2^order` pages; `None` = no suitable free memory.
     fn alloc(
         &mut self,
+        _cx: &mut HookCx,
         buddy: &mut BuddyAllocator,
         order: u8,
         mt: MigrateType,
@@ -128,13 +228,28 @@ pub trait PlacementHook {
     }
 
     /// Return frames allocated by `alloc`.
-    fn free(&mut self, buddy: &mut BuddyAllocator, pfn: Pfn, order: u8, purpose: AllocPurpose) {
+    fn free(
+        &mut self,
+        _cx: &mut HookCx,
+        buddy: &mut BuddyAllocator,
+        pfn: Pfn,
+        order: u8,
+        purpose: AllocPurpose,
+    ) {
         let _ = purpose;
         buddy.free(pfn, order)
     }
 
+    /// Free frames this policy holds back from the buddy allocator (e.g. free pages inside a
+    /// process's region). The kernel counts them as free for watermarks, meminfo, lmkd and its
+    /// invariants, so a policy that holds frames must hand them out from `alloc` when asked.
+    /// Default: 0.
+    fn held_free_pages(&self) -> u64 {
+        0
+    }
+
     /// A process exited (all its frames have been freed through `free`).
-    fn process_exit(&mut self, _buddy: &mut BuddyAllocator, _pid: Pid) {}
+    fn process_exit(&mut self, _cx: &mut HookCx, _buddy: &mut BuddyAllocator, _pid: Pid) {}
 }
 
 /// Stock Linux reclaim.

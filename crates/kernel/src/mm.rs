@@ -15,7 +15,7 @@ use content::ContentId;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-/// One virtual page (28 bytes; 1 M pages per 4 GB of mapped memory ≈ 28 MB).
+/// One virtual page (32 bytes; 1 M pages per 4 GB of mapped memory ≈ 32 MB).
 #[derive(Debug, Clone, Copy)]
 pub struct Page {
     /// Frame if resident, swap handle if swapped; unused otherwise.
@@ -24,13 +24,14 @@ pub struct Page {
     pub prev: u32,
     pub next: u32,
     pub pid: Pid,
-    /// Workingset shadow: the eviction clock when the page was last reclaimed (for refault distance).
+    /// Workingset shadow: the eviction clock when the page was last reclaimed (for refault
+    /// distance). While resident with [`flags::SWAPCACHE`], the swap handle of its clean copy.
     pub shadow: u32,
     pub state: PageState,
     pub kind: PageKind,
     pub lru: LruList,
     /// [`flags`] bits.
-    pub flags: u8,
+    pub flags: u16,
     /// Which swap backend holds the page when `state == Swapped`.
     pub swap_dev: u8,
     /// Spare bits for policies (MemSaver keeps its hot-launch history here, as in spare PTE bits).
@@ -54,7 +55,7 @@ impl Page {
     };
 
     #[inline]
-    pub fn has(&self, f: u8) -> bool {
+    pub fn has(&self, f: u16) -> bool {
         self.flags & f != 0
     }
 }
@@ -144,11 +145,25 @@ pub struct Process {
     /// Where the contents of mappings made without an explicit source come from
     /// ([`crate::Kernel::mmap_default`]).
     pub content: Option<ContentSource>,
+    /// What kind of process it is (set by the framework; carried by user-page allocations).
+    pub class: ProcClass,
 }
 
 impl Process {
     pub fn rss(&self) -> u64 {
         self.counters.rss_anon + self.counters.rss_file
+    }
+
+    /// What a policy may know about this process.
+    pub fn view(&self) -> crate::hooks::ProcView {
+        crate::hooks::ProcView {
+            pid: self.pid,
+            adj: self.oom_score_adj,
+            foreground: self.oom_score_adj <= 0,
+            rss: self.rss(),
+            swap: self.counters.swap,
+            alive: self.alive,
+        }
     }
 }
 

@@ -10,10 +10,10 @@
 //! Costs: `reclaim_scan_ns` per page scanned, `reclaim_unmap_ns` per page evicted, plus the
 //! backend's compression CPU.
 
-use crate::hooks::Verdict;
+use crate::hooks::{ProcView, ScanControl, Verdict};
 use crate::swap::SwapOutPage;
 use crate::types::*;
-use crate::{Kernel, SWAP_CLUSTER_MAX};
+use crate::{hook_cx, Kernel, SWAP_CLUSTER_MAX};
 use engine::{Actor, Category, Nanos};
 
 /// What a reclaim pass did.
@@ -29,6 +29,7 @@ pub(crate) struct ReclaimOutcome {
 }
 
 struct ScanCtx {
+    sc: ScanControl,
     now: Nanos,
     actor: Actor,
     nr_to_reclaim: u64,
@@ -63,7 +64,15 @@ impl Kernel {
         priority: u32,
         background: bool,
     ) -> ReclaimOutcome {
+        self.reclaim_pass += 1;
+        let sc = ScanControl {
+            priority,
+            kswapd: background,
+            pass: self.reclaim_pass,
+            nr_to_reclaim,
+        };
         let mut ctx = ScanCtx {
+            sc,
             now,
             actor,
             nr_to_reclaim,
@@ -74,15 +83,28 @@ impl Kernel {
             compress_ns: 0,
             batch: Vec::with_capacity(SWAP_CLUSTER_MAX),
         };
-        let alive: Vec<Pid> = self.procs.iter().filter(|p| p.alive).map(|p| p.pid).collect();
-        let mut order = Vec::with_capacity(alive.len());
-        self.reclaim_pass += 1;
+        let procs: Vec<ProcView> = self.procs.iter().filter(|p| p.alive).map(|p| p.view()).collect();
+        let mut order = Vec::with_capacity(procs.len());
+        let mut cx = hook_cx!(self, now, actor);
+        self.hooks.reclaim.lruvec_order(&mut cx, &sc, &procs, &mut order);
+        // Shrinker first: the pages it names are reclaimed before (maybe instead of) the walk.
+        let mut shrink = Vec::new();
         self.hooks
             .reclaim
-            .lruvec_order(&alive, self.reclaim_pass, &mut order);
+            .shrink(&mut cx, &sc, nr_to_reclaim, &mut shrink);
+        if !shrink.is_empty() {
+            for idx in shrink {
+                self.reclaim_one(idx, &mut ctx);
+            }
+            self.flush_swap_batch(&mut ctx);
+            if ctx.out.reclaimed >= nr_to_reclaim {
+                // The shrinker released enough: no LRU walk this pass (kswapd included).
+                order.clear();
+            }
+        }
         let (anon_frac, denom) = self.anon_fraction(priority, ctx.may_swap);
         for pid in order {
-            if !self.procs[pid as usize].alive {
+            if !self.procs.get(pid as usize).is_some_and(|p| p.alive) {
                 continue;
             }
             self.shrink_lruvec(pid, priority, anon_frac, denom, &mut ctx);
@@ -228,7 +250,8 @@ impl Kernel {
             ctx.reclaim_ns += self.params.reclaim_scan_ns;
             let view = self.page_view(idx);
             self.pt.pages[idx as usize].flags &= !flags::ACCESSED;
-            let mut verdict = self.hooks.reclaim.inactive_verdict(&view);
+            let mut cx = hook_cx!(self, ctx.now, ctx.actor);
+            let mut verdict = self.hooks.reclaim.inactive_verdict(&mut cx, &ctx.sc, &view);
             if verdict == Verdict::Reclaim && anon && !ctx.may_swap {
                 verdict = Verdict::Activate;
             }
@@ -250,10 +273,18 @@ impl Kernel {
                     self.pt.lru_move_head(lru, idx, inactive);
                     self.pt.pages[idx as usize].flags |= flags::REFERENCED;
                 }
+                Verdict::Reclaim if view.has(flags::SWAPCACHE) => {
+                    // A clean copy is already on a backend: unmap without I/O.
+                    self.pt.lru_del(lru, idx);
+                    self.unmap_swap_cached(idx);
+                    ctx.reclaim_ns += self.params.reclaim_unmap_ns;
+                    ctx.out.reclaimed += 1;
+                }
                 Verdict::Reclaim => {
                     self.pt.lru_del(lru, idx);
                     if anon {
-                        let tag = self.hooks.reclaim.swap_tag(&view);
+                        let mut cx = hook_cx!(self, ctx.now, ctx.actor);
+                        let tag = self.hooks.reclaim.swap_tag(&mut cx, &view);
                         let content = self.pt.pages[idx as usize].content;
                         ctx.batch.push(SwapOutPage {
                             page: idx,
@@ -272,7 +303,7 @@ impl Kernel {
         }
     }
 
-    fn shadow_now(&self) -> u32 {
+    pub(crate) fn shadow_now(&self) -> u32 {
         self.nonresident_age.wrapping_add(1).max(1)
     }
 
@@ -332,12 +363,13 @@ impl Kernel {
     /// Store `batch` (pages already off their LRU lists) in a backend and mark them swapped.
     /// Returns the backend's cost, or `None` if no backend accepted it.
     pub(crate) fn swap_out(&mut self, now: Nanos, batch: &[SwapOutPage]) -> Option<crate::swap::IoCost> {
-        let mut handles = std::mem::take(&mut self.scratch_handles_out);
+        let mut s = self.take_scratch();
+        let handles = &mut s.handles_out;
         for dev in 0..self.backends.len() {
             handles.clear();
             let result = {
                 let (mut env, backends) = self.backend_env(now);
-                backends[dev].store(&mut env, batch, &mut handles)
+                backends[dev].store(&mut env, batch, handles)
             };
             let Ok(cost) = result else { continue };
             let shadow = self.shadow_now();
@@ -359,17 +391,62 @@ impl Kernel {
                 self.nonresident_age = self.nonresident_age.wrapping_add(1);
             }
             self.vmstat.pswpout += batch.len() as u64;
-            self.scratch_handles_out = handles;
+            self.put_scratch(s);
             return Some(cost);
         }
-        self.scratch_handles_out = handles;
+        self.put_scratch(s);
         None
+    }
+
+    /// Reclaim one named page now (shrinker, `MADV_PAGEOUT`): resident, not mlocked; anon only
+    /// while swap has room. Returns whether it was taken (anon pages leave in the next batch flush).
+    fn reclaim_one(&mut self, idx: PageIdx, ctx: &mut ScanCtx) -> bool {
+        let Some(&p) = self.pt.pages.get(idx as usize) else {
+            return false;
+        };
+        // Off every list while resident = already taken (pending in this pass's swap batch).
+        if p.state != PageState::Resident || matches!(p.lru, LruList::Unevictable | LruList::None) {
+            return false;
+        }
+        ctx.reclaim_ns += self.params.reclaim_scan_ns;
+        ctx.out.scanned += 1;
+        if p.kind.is_anon() && !p.has(flags::SWAPCACHE) && !ctx.may_swap {
+            return false;
+        }
+        self.pt.lru_del(&mut self.procs[p.pid as usize].lru, idx);
+        if p.has(flags::SWAPCACHE) {
+            self.unmap_swap_cached(idx);
+            ctx.reclaim_ns += self.params.reclaim_unmap_ns;
+            ctx.out.reclaimed += 1;
+        } else if p.kind.is_anon() {
+            let view = self.page_view(idx);
+            let mut cx = hook_cx!(self, ctx.now, ctx.actor);
+            let tag = self.hooks.reclaim.swap_tag(&mut cx, &view);
+            ctx.batch.push(SwapOutPage {
+                page: idx,
+                pid: p.pid,
+                content: p.content,
+                tag,
+            });
+            if ctx.batch.len() >= SWAP_CLUSTER_MAX {
+                self.flush_swap_batch(ctx);
+            }
+        } else {
+            self.evict_file_page(idx, ctx);
+        }
+        true
     }
 
     /// MADV_PAGEOUT over `[first, end)`: reclaim resident pages of the range now, on the caller.
     /// Returns the CPU time spent (charged to `actor`).
     pub(crate) fn pageout_range(&mut self, now: Nanos, actor: Actor, first: PageIdx, end: PageIdx) -> Nanos {
         let mut ctx = ScanCtx {
+            sc: ScanControl {
+                priority: 0,
+                kswapd: false,
+                pass: self.reclaim_pass,
+                nr_to_reclaim: u64::MAX,
+            },
             now,
             actor,
             nr_to_reclaim: u64::MAX,
@@ -381,31 +458,7 @@ impl Kernel {
             batch: Vec::with_capacity(SWAP_CLUSTER_MAX),
         };
         for idx in first..end {
-            let p = self.pt.pages[idx as usize];
-            if p.state != PageState::Resident || p.lru == LruList::Unevictable {
-                continue;
-            }
-            ctx.reclaim_ns += self.params.reclaim_scan_ns;
-            ctx.out.scanned += 1;
-            let lru = &mut self.procs[p.pid as usize].lru;
-            if p.kind.is_anon() {
-                if !ctx.may_swap {
-                    continue;
-                }
-                self.pt.lru_del(lru, idx);
-                ctx.batch.push(SwapOutPage {
-                    page: idx,
-                    pid: p.pid,
-                    content: p.content,
-                    tag: 0,
-                });
-                if ctx.batch.len() >= SWAP_CLUSTER_MAX {
-                    self.flush_swap_batch(&mut ctx);
-                }
-            } else {
-                self.pt.lru_del(lru, idx);
-                self.evict_file_page(idx, &mut ctx);
-            }
+            self.reclaim_one(idx, &mut ctx);
         }
         self.flush_swap_batch(&mut ctx);
         self.vmstat.madvise_pageout_pages += ctx.out.reclaimed;

@@ -104,6 +104,25 @@ pub struct BackendUsage {
     pub bytes_written: u64,
 }
 
+/// Which stored chunks a writeback moves to the backing device (zram `writeback` modes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WritebackMode {
+    Huge,
+    Idle,
+    HugeIdle,
+    All,
+}
+
+/// A maintenance operation on a swap device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SwapMaintenance {
+    /// Mark every stored chunk idle (`echo all > idle`); a load clears the mark (idle ageing).
+    MarkIdle,
+    /// Write up to `max_pages` pages of the selected chunks to the backing device, freeing their
+    /// pool memory (`echo idle > writeback`, ...): makes room in DRAM.
+    Writeback { mode: WritebackMode, max_pages: u64 },
+}
+
 /// A swap device (Linux `swap_info_struct` + its block device).
 ///
 /// Handles are small dense integers (slot or handle-table indices, reused after `free`): the kernel
@@ -143,6 +162,12 @@ pub trait SwapBackend {
     fn neighbours(&self, _handle: SwapHandle, _max: usize, _out: &mut Vec<SwapHandle>) {}
 
     fn usage(&self) -> BackendUsage;
+
+    /// Device maintenance during a run ([`crate::Kernel::swap_maintenance`]): zram's idle
+    /// marking and writeback to its backing device. Returns the work done. Default: nothing.
+    fn maintain(&mut self, _env: &mut BackendEnv, _op: SwapMaintenance) -> IoCost {
+        IoCost::default()
+    }
 
     /// Backend-specific counters by their Linux names (zram: the `mm_stat` and `bd_stat`
     /// fields), for reports. Default: none.

@@ -82,6 +82,14 @@ impl PageKind {
     }
 }
 
+/// What kind of process owns memory (Android: app, persistent system process, service).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum ProcClass {
+    App,
+    Persistent,
+    Service,
+}
+
 /// Where a virtual page is. Every page is in exactly one state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[repr(u8)]
@@ -158,17 +166,27 @@ impl LruList {
 /// Per-page flag bits (`Page::flags`).
 pub mod flags {
     /// Hardware accessed bit (PTE young), set on every access, cleared by reclaim scans.
-    pub const ACCESSED: u8 = 1 << 0;
+    pub const ACCESSED: u16 = 1 << 0;
     /// Hardware dirty bit: the page differs from its backing copy.
-    pub const DIRTY: u8 = 1 << 1;
+    pub const DIRTY: u16 = 1 << 1;
     /// PG_referenced: a file page seen referenced once on the inactive list.
-    pub const REFERENCED: u8 = 1 << 2;
+    pub const REFERENCED: u16 = 1 << 2;
     /// PG_workingset: the page was active before it was last reclaimed.
-    pub const WORKINGSET: u8 = 1 << 3;
+    pub const WORKINGSET: u16 = 1 << 3;
     /// Executable file mapping (VM_EXEC): kept active when referenced.
-    pub const EXEC: u8 = 1 << 4;
-    /// Runtime says this page is hot (Fleet's MADV_HOT_RUNTIME): reclaim skips it.
-    pub const HOT_HINT: u8 = 1 << 5;
+    pub const EXEC: u16 = 1 << 4;
+    /// VM_LOCKED (`mlock`): the page lives on the unevictable list and is never reclaimed.
+    pub const MLOCKED: u16 = 1 << 5;
+    /// A policy's "protect this page" mark. The kernel itself ignores it; a policy's reclaim hook
+    /// may honour it (it is in every [`crate::hooks::PageView`]).
+    pub const PROTECTED: u16 = 1 << 6;
+    /// `/sys/kernel/mm/page_idle`: set by marking the page idle, cleared by the next access
+    /// (fault or hit). Reclaim neither reads nor clears it (Linux keeps PG_young for that).
+    pub const IDLE: u16 = 1 << 7;
+    /// Swap cache: a resident anon page that also has a clean copy on a swap backend (handle in
+    /// `Page::shadow`, backend in `swap_dev`). Reclaiming it is an unmap without I/O; a write
+    /// frees the copy.
+    pub const SWAPCACHE: u16 = 1 << 8;
 }
 
 /// madvise-like hints from higher layers (runtime, framework, policies).
@@ -180,8 +198,12 @@ pub enum Advice {
     Cold,
     /// MADV_WILLNEED: bring the range back in ahead of use (asynchronously).
     WillNeed,
-    /// Fleet's MADV_COLD_RUNTIME: the runtime says the range is cold; page it out.
-    ColdRuntime,
-    /// Fleet's MADV_HOT_RUNTIME: the runtime says the range is hot; keep it resident.
-    HotRuntime,
+    /// `mlock`: keep the range resident (unevictable list; never reclaimed, counted as Mlocked).
+    /// Pages not resident yet go to the unevictable list when they become resident.
+    Mlock,
+    /// `munlock`: the range returns to the inactive lists.
+    Munlock,
+    /// Ahead-of-time swap: store a clean copy of the range's resident anon pages on a swap
+    /// backend without unmapping them (they enter the swap cache; see [`flags::SWAPCACHE`]).
+    WriteAhead,
 }

@@ -24,15 +24,129 @@ fn small_device() -> DeviceProfile {
     d
 }
 
+/// Hooks that keep every swap-in read in the swap cache and shrink odd pages first.
+fn swap_cache_hooks() -> KernelHooks {
+    struct Keep;
+    impl kernel::hooks::FaultHook for Keep {
+        fn keep_swap_copy(&mut self, _: &mut engine::HookCx, _: &kernel::hooks::PageView) -> bool {
+            true
+        }
+    }
+    struct OddShrinker(PageIdx);
+    impl kernel::hooks::ReclaimHook for OddShrinker {
+        fn shrink(
+            &mut self,
+            _: &mut engine::HookCx,
+            _: &kernel::hooks::ScanControl,
+            want: u64,
+            out: &mut Vec<PageIdx>,
+        ) {
+            // Arbitrary page indices, mapped or not: the kernel must skip what it cannot take.
+            for _ in 0..want / 2 {
+                self.0 = (self.0 + 7919) % 40_000;
+                out.push(self.0 | 1);
+            }
+        }
+    }
+    KernelHooks {
+        fault: Box::new(Keep),
+        reclaim: Box::new(OddShrinker(0)),
+        ..KernelHooks::default()
+    }
+}
+
+/// Region-style placement: frames freed by a process are HELD for that process (up to 256 per
+/// process) instead of going back to the buddy allocator, handed out again to the same process
+/// first, stolen by anyone when the buddy allocator is empty, and released when it exits.
+#[derive(Default)]
+struct Regions {
+    held: std::collections::BTreeMap<Pid, Vec<Pfn>>,
+    total: u64,
+}
+
+impl kernel::hooks::PlacementHook for Regions {
+    fn alloc(
+        &mut self,
+        _: &mut engine::HookCx,
+        buddy: &mut kernel::buddy::BuddyAllocator,
+        order: u8,
+        mt: MigrateType,
+        purpose: kernel::hooks::AllocPurpose,
+    ) -> Option<Pfn> {
+        if order == 0 {
+            if let kernel::hooks::AllocPurpose::User { pid, .. } = purpose {
+                if let Some(pfn) = self.held.get_mut(&pid).and_then(|v| v.pop()) {
+                    self.total -= 1;
+                    return Some(pfn);
+                }
+            }
+        }
+        buddy.alloc(order, mt).or_else(|| {
+            let v = self
+                .held
+                .values_mut()
+                .find(|v| !v.is_empty())
+                .filter(|_| order == 0)?;
+            self.total -= 1;
+            v.pop()
+        })
+    }
+
+    fn free(
+        &mut self,
+        _: &mut engine::HookCx,
+        buddy: &mut kernel::buddy::BuddyAllocator,
+        pfn: Pfn,
+        order: u8,
+        purpose: kernel::hooks::AllocPurpose,
+    ) {
+        if let (0, kernel::hooks::AllocPurpose::User { pid, .. }) = (order, purpose) {
+            let v = self.held.entry(pid).or_default();
+            if v.len() < 256 {
+                v.push(pfn);
+                self.total += 1;
+                return;
+            }
+        }
+        buddy.free(pfn, order)
+    }
+
+    fn held_free_pages(&self) -> u64 {
+        self.total
+    }
+
+    fn process_exit(&mut self, _: &mut engine::HookCx, buddy: &mut kernel::buddy::BuddyAllocator, pid: Pid) {
+        for pfn in self.held.remove(&pid).unwrap_or_default() {
+            buddy.free(pfn, 0);
+            self.total -= 1;
+        }
+    }
+}
+
+fn region_hooks() -> KernelHooks {
+    KernelHooks {
+        placement: Box::new(Regions::default()),
+        ..KernelHooks::default()
+    }
+}
+
 fn kernel_with(swap_pages: u32) -> Kernel {
-    let mut c = ContentStore::new();
-    c.append_synthetic(&SynthMix::default(), 64, 3);
+    kernel_with_hooks(swap_pages, KernelHooks::default())
+}
+
+fn kernel_with_hooks(swap_pages: u32, hooks: KernelHooks) -> Kernel {
     let backends: Vec<Box<dyn SwapBackend>> = if swap_pages > 0 {
         vec![Box::new(FlashSwap::new(swap_pages))]
     } else {
         vec![]
     };
-    Kernel::new(&small_device(), c, backends, KernelHooks::default()).unwrap()
+    kernel_with_backends(backends, hooks)
+}
+
+fn kernel_with_backends(backends: Vec<Box<dyn SwapBackend>>, hooks: KernelHooks) -> Kernel {
+    let mut c = ContentStore::new();
+    c.append_synthetic(&SynthMix::default(), 64, 3);
+    Kernel::new(&small_device(), c, backends, hooks).unwrap()
 }
 
 #[derive(Debug, Clone)]
@@ -72,6 +186,12 @@ enum Op {
     Advance {
         ms: u64,
     },
+    /// Mlock (0), Munlock (1) or WriteAhead (2) over a whole mapping.
+    Lock {
+        proc: usize,
+        map: usize,
+        which: u8,
+    },
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -86,6 +206,14 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (0..6usize, 0..4usize).prop_map(|(proc, map)| Op::Unmap { proc, map }),
         1 => (0..6usize).prop_map(|proc| Op::Exit { proc }),
         1 => (1..500u64).prop_map(|ms| Op::Advance { ms }),
+    ]
+}
+
+/// `op()` plus mlock / munlock / write-ahead (swap cache).
+fn op_ext() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        8 => op(),
+        2 => (0..6usize, 0..4usize, 0..3u8).prop_map(|(proc, map, which)| Op::Lock { proc, map, which }),
     ]
 }
 
@@ -139,12 +267,18 @@ fn run_ops(k: &mut Kernel, ops: &[Op]) -> Result<(), TestCaseError> {
                     }
                 }
             }
-            Op::PageOut { proc, map } | Op::Cold { proc, map } | Op::WillNeed { proc, map } => {
+            Op::PageOut { proc, map }
+            | Op::Cold { proc, map }
+            | Op::WillNeed { proc, map }
+            | Op::Lock { proc, map, .. } => {
                 if let Some((pid, maps)) = m.procs.get(proc) {
                     if let Some(&(first, pages)) = maps.get(map) {
                         let advice = match op {
                             Op::PageOut { .. } => Advice::PageOut,
                             Op::Cold { .. } => Advice::Cold,
+                            Op::Lock { which: 0, .. } => Advice::Mlock,
+                            Op::Lock { which: 1, .. } => Advice::Munlock,
+                            Op::Lock { .. } => Advice::WriteAhead,
                             _ => Advice::WillNeed,
                         };
                         if k.process(*pid).unwrap().alive {
@@ -196,6 +330,43 @@ proptest! {
     #[test]
     fn pages_are_conserved_without_swap(ops in prop::collection::vec(op(), 1..40)) {
         let mut k = kernel_with(0);
+        run_ops(&mut k, &ops)?;
+    }
+
+    #[test]
+    fn pages_are_conserved_with_mlock_and_swap_cache(ops in prop::collection::vec(op_ext(), 1..60)) {
+        let mut k = kernel_with_hooks(16_384, swap_cache_hooks());
+        run_ops(&mut k, &ops)?;
+    }
+
+    #[test]
+    fn pages_are_conserved_with_mlock_and_tiny_swap(ops in prop::collection::vec(op_ext(), 1..40)) {
+        let mut k = kernel_with_hooks(512, swap_cache_hooks());
+        run_ops(&mut k, &ops)?;
+    }
+
+    #[test]
+    fn pages_are_conserved_with_zram_chunks_and_swap_cache(ops in prop::collection::vec(op_ext(), 1..40)) {
+        let z = kernel::zram::Zram::with_planner(
+            kernel::zram::ZramConfig::new(32 << 20, content::Codec::Lz4),
+            content::CostTable::builtin(),
+            Box::new(kernel::zram::FixedPlanner { chunk_bytes: 16_384, codec: None }),
+        );
+        let mut k = kernel_with_backends(vec![Box::new(z)], swap_cache_hooks());
+        run_ops(&mut k, &ops)?;
+    }
+
+    #[test]
+    fn pages_are_conserved_with_region_placement_holding_free_frames(
+        ops in prop::collection::vec(op_ext(), 1..60)
+    ) {
+        let mut k = kernel_with_hooks(16_384, region_hooks());
+        run_ops(&mut k, &ops)?;
+    }
+
+    #[test]
+    fn pages_are_conserved_with_region_placement_and_tiny_swap(ops in prop::collection::vec(op_ext(), 1..40)) {
+        let mut k = kernel_with_hooks(512, region_hooks());
         run_ops(&mut k, &ops)?;
     }
 
@@ -355,6 +526,47 @@ fn reclaim_prefers_cold_pages() {
         h < c / 4.0,
         "hot pages should mostly stay resident: hot {h} vs cold {c}"
     );
+}
+
+/// A placement policy's held frames count as free: meminfo, watermarks and the invariants see
+/// them, and they are handed out again.
+#[test]
+fn held_free_frames_count_as_free() {
+    let mut k = kernel_with_hooks(16_384, region_hooks());
+    let free0 = k.free_pages();
+    let pid = k.spawn("app", 900, 2);
+    let first = k
+        .mmap(
+            pid,
+            200,
+            PageKind::NativeAnon,
+            false,
+            ContentSource {
+                base: 0,
+                len: 64,
+                seed: 4,
+            },
+        )
+        .unwrap();
+    k.access_range(0, Actor::AppMain(pid), first, 200, true).unwrap();
+    let buddy_free = k.buddy().nr_free_pages();
+    k.discard(first, 200);
+    let mi = k.meminfo();
+    assert_eq!(mi.held_free, 200);
+    assert_eq!(
+        k.buddy().nr_free_pages(),
+        buddy_free,
+        "held, not returned to the buddy allocator"
+    );
+    assert_eq!(mi.free, buddy_free + 200);
+    k.check_invariants().unwrap();
+    // Touching again reuses the held frames.
+    k.access_range(0, Actor::AppMain(pid), first, 200, true).unwrap();
+    assert_eq!(k.meminfo().held_free, 0);
+    assert_eq!(k.buddy().nr_free_pages(), buddy_free);
+    k.exit(pid);
+    k.check_invariants().unwrap();
+    assert_eq!(k.free_pages(), free0);
 }
 
 /// Watermarks follow Linux's formula.

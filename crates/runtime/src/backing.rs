@@ -192,7 +192,7 @@ impl PageBacking for MockBacking {
 
     fn advise(&mut self, _now: Nanos, _actor: Actor, first: PageIdx, n: u32, advice: Advice) -> Stall {
         self.advice_log.push((first, n, advice));
-        if matches!(advice, Advice::PageOut | Advice::ColdRuntime) {
+        if advice == Advice::PageOut {
             self.swap_out(first, n);
         }
         Stall::ZERO

@@ -331,7 +331,7 @@ impl Simulation {
             k.access_range(0, Actor::AppMain(pid), first, sys_pages, true)
                 .map_err(|e| e.to_string())?;
             // The system's memory is hot: it is not a reclaim candidate (like mlocked/active use).
-            k.madvise(0, Actor::AppMain(pid), first, sys_pages, Advice::HotRuntime);
+            k.madvise(0, Actor::AppMain(pid), first, sys_pages, Advice::Mlock);
         }
         let streams = RngStreams::new(cfg.seed);
         let rt = apps

@@ -44,7 +44,10 @@
 pub mod linux;
 pub mod zsmalloc;
 
-use crate::swap::{BackendEnv, BackendUsage, IoCost, Loaded, SwapBackend, SwapError, SwapOutPage};
+use crate::swap::{
+    BackendEnv, BackendUsage, IoCost, Loaded, SwapBackend, SwapError, SwapMaintenance, SwapOutPage,
+    WritebackMode,
+};
 use crate::types::SwapHandle;
 use content::memo::{Blob, ChunkKey};
 use content::{checksum, Codec, CompressionMemo, ContentId, ContentStore, CostTable, Verify, PAGE_SIZE};
@@ -111,6 +114,12 @@ impl ChunkPlan {
 /// typically from [`SwapOutPage::tag`]. Plans must cover `pages` exactly, in order.
 pub trait ChunkPlanner: Send {
     fn plan(&mut self, pages: &[SwapOutPage], device_codec: Codec, out: &mut Vec<ChunkPlan>);
+
+    /// Group the request's pages by tag before planning (stable: batch order within a tag), so a
+    /// chunk can hold non-adjacent pages of one class. Default: no (Linux order).
+    fn group_by_tag(&self) -> bool {
+        false
+    }
 }
 
 /// Linux behaviour: one 4 KiB chunk per page with the device codec.
@@ -801,8 +810,15 @@ impl SwapBackend for Zram {
         self.pages_stored += pages.len() as u64;
         let mut plans = std::mem::take(&mut self.plans);
         plans.clear();
-        let rest = std::mem::take(&mut self.rest);
-        let rest_idx = std::mem::take(&mut self.rest_idx);
+        let mut rest = std::mem::take(&mut self.rest);
+        let mut rest_idx = std::mem::take(&mut self.rest_idx);
+        if self.planner.group_by_tag() {
+            let mut order: Vec<usize> = (0..rest.len()).collect();
+            order.sort_by_key(|&i| rest[i].tag);
+            let (r, ri): (Vec<_>, Vec<_>) = order.iter().map(|&i| (rest[i], rest_idx[i])).unzip();
+            rest = r;
+            rest_idx = ri;
+        }
         self.planner.plan(&rest, self.cfg.codec, &mut plans);
         let covered: usize = plans.iter().map(|p| p.pages as usize).sum();
         assert_eq!(
@@ -882,6 +898,56 @@ impl SwapBackend for Zram {
                         Loaded { checksum, cost }
                     }
                 }
+            }
+        }
+    }
+
+    fn load_batch(&mut self, env: &mut BackendEnv, handles: &[SwapHandle], out: &mut Vec<Loaded>) {
+        // A multi-page chunk in the pool is decompressed once for all of its pages in the request
+        // (the kernel asks for a faulting page's chunk-mates right after it).
+        let mut whole: Option<u32> = None;
+        for &h in handles {
+            let Slot::InChunk { chunk, index } = self.slots[h as usize] else {
+                whole = None;
+                out.push(self.load(env, h));
+                continue;
+            };
+            let c = self.chunks[chunk as usize].as_ref().expect("live chunk");
+            if whole == Some(chunk) {
+                let trusted = self.cfg.verify == Verify::Memoised
+                    && c.parts.iter().all(|p| p.blob.verified() == Some(true));
+                let i = index as usize;
+                let checksum = if trusted {
+                    env.contents.checksum(c.ids[i])
+                } else {
+                    checksum(&self.buf[i * PAGE_SIZE..(i + 1) * PAGE_SIZE])
+                };
+                out.push(Loaded {
+                    checksum,
+                    cost: IoCost::default(),
+                });
+                continue;
+            }
+            let multi = matches!(c.loc, Location::Pool) && c.sub_bytes == 0 && !c.raw && c.ids.len() > 1;
+            out.push(self.load(env, h));
+            whole = multi.then_some(chunk);
+        }
+    }
+
+    fn maintain(&mut self, env: &mut BackendEnv, op: SwapMaintenance) -> IoCost {
+        match op {
+            SwapMaintenance::MarkIdle => {
+                self.mark_idle();
+                IoCost::default()
+            }
+            SwapMaintenance::Writeback { mode, max_pages } => {
+                let select = match mode {
+                    WritebackMode::Huge => WritebackSelect::Huge,
+                    WritebackMode::Idle => WritebackSelect::Idle,
+                    WritebackMode::HugeIdle => WritebackSelect::HugeIdle,
+                    WritebackMode::All => WritebackSelect::All,
+                };
+                self.writeback(env, select, max_pages)
             }
         }
     }

@@ -1,0 +1,444 @@
+//! Fault paths: page access, anonymous zero fill, swap-in (with readahead through the
+//! [`crate::hooks::FaultHook`]) and file read-around, plus the resident-page bookkeeping they share
+//! (`make_resident`, rss counters, workingset refault detection).
+//!
+//! Modelled: minor faults on untouched anonymous pages (zeroing + mapping cost), major faults
+//! that wait for the backend (flash I/O or zram decompression), swap readahead of
+//! `2^page-cluster` slots on asynchronous devices, file read-around of `read_ahead_kb`, refault
+//! distance activation. Simplified: frames for a whole readahead window are allocated before the
+//! read is issued; a fault never blocks on another thread's in-flight read.
+
+use crate::swap::{self, BackendEnv, SwapBackend};
+use crate::types::*;
+use crate::{hook_cx, Kernel, KernelError, Scratch};
+use engine::{Actor, Category, Nanos, Stall};
+
+impl Kernel {
+    /// Touch page `idx` on behalf of `actor` at `now`. Returns the stall on the actor's critical
+    /// path (zero for a resident page).
+    #[inline]
+    pub fn access(
+        &mut self,
+        now: Nanos,
+        actor: Actor,
+        idx: PageIdx,
+        write: bool,
+    ) -> Result<Stall, KernelError> {
+        self.vmstat.page_accesses += 1;
+        let p = self
+            .pt
+            .pages
+            .get_mut(idx as usize)
+            .ok_or(KernelError::NotMapped(idx))?;
+        if p.state == PageState::Resident {
+            // An access also ends the page's idle period (page_idle).
+            p.flags = (p.flags | flags::ACCESSED | if write { flags::DIRTY } else { 0 }) & !flags::IDLE;
+            if write && p.flags & flags::SWAPCACHE != 0 {
+                self.drop_swap_copy(idx);
+            }
+            return Ok(Stall::ZERO);
+        }
+        let r = self.fault(now, actor, idx, write);
+        if r.is_ok() {
+            self.pt.pages[idx as usize].flags &= !flags::IDLE;
+        }
+        r
+    }
+
+    /// Touch `n` consecutive pages; stops at the first error.
+    pub fn access_range(
+        &mut self,
+        now: Nanos,
+        actor: Actor,
+        first: PageIdx,
+        n: u32,
+        write: bool,
+    ) -> Result<Stall, KernelError> {
+        let mut total = Stall::ZERO;
+        for idx in first..first + n {
+            let s = self.access(now + total.ns, actor, idx, write)?;
+            total.add(s);
+        }
+        Ok(total)
+    }
+
+    #[cold]
+    pub(crate) fn fault(
+        &mut self,
+        now: Nanos,
+        actor: Actor,
+        idx: PageIdx,
+        write: bool,
+    ) -> Result<Stall, KernelError> {
+        let p = self.pt.pages[idx as usize];
+        self.vmstat.pgfault += 1;
+        self.last_now = self.last_now.max(now);
+        match p.state {
+            PageState::Untouched => self.fault_anon_zero(now, actor, idx),
+            PageState::Swapped => self.swap_in(now, actor, idx, write),
+            PageState::Dropped => self.file_read(now, actor, idx, write),
+            PageState::Freed => Err(KernelError::NotMapped(idx)),
+            PageState::Resident => Ok(Stall::ZERO),
+        }
+    }
+
+    pub(crate) fn fault_anon_zero(
+        &mut self,
+        now: Nanos,
+        actor: Actor,
+        idx: PageIdx,
+    ) -> Result<Stall, KernelError> {
+        let (pid, kind) = (self.pt.pages[idx as usize].pid, self.pt.pages[idx as usize].kind);
+        let mut stall = Stall::ZERO;
+        let pfn = self.alloc_user_frame(now, actor, pid, kind, &mut stall)?;
+        if self.pt.pages[idx as usize].state != PageState::Untouched {
+            // The process was OOM-killed while we reclaimed.
+            self.free_user_frame(pid, kind, pfn);
+            return Err(KernelError::Killed(pid));
+        }
+        let cost = self.params.minor_fault_ns + self.params.page_copy_ns;
+        self.cpu.charge(actor, Category::Fault, cost);
+        stall.ns += cost;
+        self.make_resident(idx, pfn, PageState::Untouched, false);
+        let page = &mut self.pt.pages[idx as usize];
+        // A fresh anonymous page has no backing copy: it is dirty whether read or written.
+        page.flags |= flags::ACCESSED | flags::DIRTY;
+        self.procs[pid as usize].counters.minor_faults += 1;
+        Ok(stall)
+    }
+
+    /// Map `idx` to frame `pfn` and put it on an LRU list.
+    pub(crate) fn make_resident(&mut self, idx: PageIdx, pfn: Pfn, from: PageState, activate: bool) {
+        let p = &mut self.pt.pages[idx as usize];
+        let (pid, kind) = (p.pid, p.kind);
+        p.state = PageState::Resident;
+        p.loc = pfn;
+        self.frame_owner[pfn as usize] = idx;
+        self.state_counts[from as usize] -= 1;
+        self.state_counts[PageState::Resident as usize] += 1;
+        let anon = kind.is_anon();
+        let list = if p.has(flags::MLOCKED) {
+            LruList::Unevictable
+        } else if activate {
+            LruList::active(anon)
+        } else {
+            LruList::inactive(anon)
+        };
+        let proc = &mut self.procs[pid as usize];
+        self.pt.lru_add_head(&mut proc.lru, idx, list);
+        if anon {
+            proc.counters.rss_anon += 1;
+        } else {
+            proc.counters.rss_file += 1;
+        }
+    }
+
+    /// Release the frame of a resident page that is already off its LRU list.
+    pub(crate) fn free_resident_frame(&mut self, idx: PageIdx) {
+        let p = self.pt.pages[idx as usize];
+        debug_assert_eq!(p.state, PageState::Resident);
+        debug_assert_eq!(p.lru, LruList::None);
+        self.free_user_frame(p.pid, p.kind, p.loc);
+        self.uncount_resident(p.pid, p.kind);
+    }
+
+    pub(crate) fn note_state_change(&mut self, from: PageState, to: PageState) {
+        self.state_counts[from as usize] -= 1;
+        self.state_counts[to as usize] += 1;
+    }
+
+    pub(crate) fn uncount_resident(&mut self, pid: Pid, kind: PageKind) {
+        let c = &mut self.procs[pid as usize].counters;
+        if kind.is_anon() {
+            c.rss_anon -= 1;
+        } else {
+            c.rss_file -= 1;
+        }
+    }
+
+    /// Workingset refault check (Linux `workingset_refault`): activate a refaulting page whose
+    /// refault distance fits in the active lists.
+    pub(crate) fn refault_should_activate(&self, shadow: u32) -> bool {
+        if shadow == 0 {
+            return false;
+        }
+        let distance = self.nonresident_age.wrapping_sub(shadow - 1);
+        let workingset: u64 = self
+            .procs
+            .iter()
+            .filter(|p| p.alive)
+            .map(|p| {
+                (p.lru.len[LruList::ActiveAnon as usize] + p.lru.len[LruList::ActiveFile as usize]) as u64
+            })
+            .sum();
+        (distance as u64) <= workingset
+    }
+
+    pub(crate) fn backend_env(&mut self, now: Nanos) -> (BackendEnv<'_>, &mut Vec<Box<dyn SwapBackend>>) {
+        (
+            BackendEnv {
+                now,
+                contents: &self.contents,
+                cpu_factor: self.params.cpu_factor,
+                flash: &mut self.flash,
+            },
+            &mut self.backends,
+        )
+    }
+
+    pub(crate) fn swap_in(
+        &mut self,
+        now: Nanos,
+        actor: Actor,
+        idx: PageIdx,
+        write: bool,
+    ) -> Result<Stall, KernelError> {
+        let mut s = self.take_scratch();
+        let r = self.swap_in_with(&mut s, now, actor, idx, write);
+        self.put_scratch(s);
+        r
+    }
+
+    fn swap_in_with(
+        &mut self,
+        s: &mut Scratch,
+        now: Nanos,
+        actor: Actor,
+        idx: PageIdx,
+        write: bool,
+    ) -> Result<Stall, KernelError> {
+        let fault_page = self.pt.pages[idx as usize];
+        let (pid, dev, kind) = (fault_page.pid, fault_page.swap_dev as usize, fault_page.kind);
+        // Readahead candidates: pages stored next to the faulting one (none for zram).
+        let Scratch {
+            handles,
+            pages: list,
+            cands,
+            keep,
+            loaded,
+            ..
+        } = s;
+        let window = (1usize << self.params.page_cluster).saturating_sub(1);
+        list.push(idx);
+        let sync = self.backends[dev].synchronous();
+        if sync {
+            // No readahead on a synchronous device, but a fault on a page of a multi-page chunk
+            // decompresses the whole chunk: its still-swapped chunk-mates come in with it (one
+            // decompression) and keep their copies (swap cache), so later touches are hits.
+            self.backends[dev].neighbours(fault_page.loc, crate::zram::MAX_CHUNK_PAGES as usize, handles);
+            list.extend(handles.iter().map(|&h| self.handle_owner[dev][h as usize]));
+        } else if window > 0 {
+            self.backends[dev].neighbours(fault_page.loc, window, handles);
+            cands.extend(handles.iter().map(|&h| self.handle_owner[dev][h as usize]));
+            let mut cx = hook_cx!(self, now, actor);
+            self.hooks.fault.swap_readahead(&mut cx, idx, cands, list);
+        }
+        if list.len() > 1 {
+            // Keep the faulting page (first) and the readahead pages still swapped on this device.
+            let pages = &self.pt.pages;
+            let mut first = true;
+            list.retain(|&q| {
+                let p = &pages[q as usize];
+                std::mem::take(&mut first)
+                    || (q != idx && p.state == PageState::Swapped && p.swap_dev as usize == dev)
+            });
+        }
+
+        let mut stall = Stall::ZERO;
+        // Frames first (may reclaim, may OOM-kill); pages may change state meanwhile.
+        for (i, &q) in list.iter().enumerate() {
+            match self.alloc_user_frame(now + stall.ns, actor, pid, kind, &mut stall) {
+                Ok(pfn) => keep.push((q, pfn)),
+                Err(e) if i == 0 => return Err(e),
+                Err(_) => break,
+            }
+        }
+        // Drop pages that changed state while we reclaimed (e.g. the process was killed).
+        let mut j = 0;
+        while j < keep.len() {
+            let (q, pfn) = keep[j];
+            let p = &self.pt.pages[q as usize];
+            if p.state == PageState::Swapped && p.swap_dev as usize == dev {
+                j += 1;
+            } else {
+                keep.swap_remove(j);
+                self.free_user_frame(pid, kind, pfn);
+            }
+        }
+        if keep.first().map(|k| k.0) != Some(idx) {
+            for &(_, pfn) in keep.iter() {
+                self.free_user_frame(pid, kind, pfn);
+            }
+            return Err(KernelError::Killed(pid));
+        }
+        handles.clear();
+        handles.extend(keep.iter().map(|&(q, _)| self.pt.pages[q as usize].loc));
+        {
+            let t = now + stall.ns;
+            let (mut env, backends) = self.backend_env(t);
+            backends[dev].load_batch(&mut env, handles, loaded);
+        }
+        let mut io = swap::IoCost::default();
+        for (i, &(q, pfn)) in keep.iter().enumerate() {
+            let l = loaded[i];
+            io.add(&l.cost);
+            let content = self.pt.pages[q as usize].content;
+            self.integrity.pages_swapped_in += 1;
+            if l.checksum != self.contents.checksum(content) {
+                self.integrity.checksum_mismatches += 1;
+            }
+            let h = handles[i];
+            // Chunk-mates keep their copy (swap cache); a read may keep it; a write fault never.
+            let keep_copy = (sync && q != idx)
+                || !(q == idx && write) && {
+                    let view = self.page_view(q);
+                    let mut cx = hook_cx!(self, now + stall.ns, actor);
+                    self.hooks.fault.keep_swap_copy(&mut cx, &view)
+                };
+            if !keep_copy {
+                self.backends[dev].free(h);
+                self.handle_owner[dev][h as usize] = NIL;
+            }
+            self.procs[pid as usize].counters.swap -= 1;
+            let shadow = self.pt.pages[q as usize].shadow;
+            let activate = q == idx && self.refault_should_activate(shadow);
+            if q == idx {
+                self.vmstat.workingset_refault_anon += 1;
+                if activate {
+                    self.vmstat.workingset_activate_anon += 1;
+                }
+            } else {
+                self.vmstat.swapin_readahead_pages += 1;
+            }
+            self.make_resident(q, pfn, PageState::Swapped, activate);
+            let page = &mut self.pt.pages[q as usize];
+            if keep_copy {
+                page.shadow = h;
+                page.flags |= flags::SWAPCACHE;
+            } else {
+                page.shadow = 0;
+                // The swap slot was freed, so the page must be written again if reclaimed.
+                page.flags |= flags::DIRTY;
+            }
+            if q == idx {
+                page.flags |= flags::ACCESSED | if write { flags::DIRTY } else { 0 };
+            }
+        }
+        self.vmstat.pswpin += keep.len() as u64;
+        self.vmstat.pgmajfault += 1;
+        self.procs[pid as usize].counters.major_faults += 1;
+        self.anon_cost += 1;
+        let overhead =
+            self.params.major_fault_overhead_ns + self.params.minor_fault_ns * (keep.len() as u64 - 1);
+        for (cat, ns) in io.cpu() {
+            self.cpu.charge(actor, cat, ns);
+        }
+        self.cpu.charge(actor, Category::Fault, overhead);
+        let own = overhead + io.cpu_total() + io.wait_ns;
+        let start = now + stall.ns;
+        stall.ns += own;
+        stall.psi_ns += own;
+        self.psi.record(start, own, matches!(actor, Actor::AppMain(_)));
+        self.sync_backend_frames();
+        if !matches!(actor, Actor::Kernel) {
+            self.after_major_fault(now + stall.ns, actor, idx);
+        }
+        Ok(stall)
+    }
+
+    /// Ask the fault hook which pages to load after a task's major swap fault on `idx`, and load
+    /// them as kernel work at `now` (off the faulting thread: CPU to `Actor::Kernel`, no stall
+    /// for the task). Loaded pages are not marked accessed. The kernel's own loads (prefetches)
+    /// do not ask again.
+    fn after_major_fault(&mut self, now: Nanos, actor: Actor, idx: PageIdx) {
+        let view = self.page_view(idx);
+        let mut extra = Vec::new();
+        let mut cx = hook_cx!(self, now, actor);
+        self.hooks.fault.after_major_fault(&mut cx, &view, &mut extra);
+        for q in extra {
+            let swapped = self
+                .pt
+                .pages
+                .get(q as usize)
+                .is_some_and(|p| p.state == PageState::Swapped);
+            if swapped && self.swap_in(now, Actor::Kernel, q, false).is_ok() {
+                self.pt.pages[q as usize].flags &= !flags::ACCESSED;
+            }
+        }
+    }
+
+    /// Fault on a file page not in memory: read it (and its read-around window) from flash.
+    pub(crate) fn file_read(
+        &mut self,
+        now: Nanos,
+        actor: Actor,
+        idx: PageIdx,
+        write: bool,
+    ) -> Result<Stall, KernelError> {
+        let p = self.pt.pages[idx as usize];
+        let (pid, kind) = (p.pid, p.kind);
+        let vma = *self.vma_of(idx).ok_or(KernelError::NotMapped(idx))?;
+        let ra = self.params.read_ahead_pages;
+        // Read-around window aligned on the read-ahead size, clipped to the mapping.
+        let start = (vma.first + ((idx - vma.first) / ra) * ra).max(vma.first);
+        let end = (start + ra).min(vma.first + vma.pages);
+        let mut stall = Stall::ZERO;
+        let mut pages = Vec::with_capacity(ra as usize);
+        pages.push(idx);
+        pages.extend(
+            (start..end).filter(|&q| q != idx && self.pt.pages[q as usize].state == PageState::Dropped),
+        );
+        let mut got = Vec::with_capacity(pages.len());
+        for (i, &q) in pages.iter().enumerate() {
+            match self.alloc_user_frame(now + stall.ns, actor, pid, kind, &mut stall) {
+                Ok(pfn) => got.push((q, pfn)),
+                Err(e) if i == 0 => return Err(e),
+                Err(_) => break,
+            }
+        }
+        if self.pt.pages[idx as usize].state != PageState::Dropped {
+            for (_, pfn) in got {
+                self.free_user_frame(pid, kind, pfn);
+            }
+            return Err(KernelError::Killed(pid));
+        }
+        let bytes = got.len() as u64 * PAGE_SIZE;
+        let wait = self.flash.read(now + stall.ns, bytes);
+        self.vmstat.pgpgin_file += got.len() as u64;
+        for &(q, pfn) in &got {
+            let shadow = self.pt.pages[q as usize].shadow;
+            let refault = q == idx && shadow != 0;
+            let activate = refault && self.refault_should_activate(shadow);
+            if refault {
+                self.vmstat.workingset_refault_file += 1;
+                self.file_cost += 1;
+                if activate {
+                    self.vmstat.workingset_activate_file += 1;
+                }
+            }
+            if self.pt.pages[q as usize].state != PageState::Dropped {
+                self.free_user_frame(pid, kind, pfn);
+                continue;
+            }
+            self.make_resident(q, pfn, PageState::Dropped, activate);
+            let page = &mut self.pt.pages[q as usize];
+            page.shadow = 0;
+            if q == idx {
+                page.flags |= flags::ACCESSED | if write { flags::DIRTY } else { 0 };
+            }
+        }
+        self.vmstat.pgmajfault += 1;
+        self.procs[pid as usize].counters.major_faults += 1;
+        let cpu = self.params.major_fault_overhead_ns;
+        self.cpu.charge(actor, Category::Fault, cpu);
+        let start = now + stall.ns;
+        let own = cpu + wait;
+        stall.ns += own;
+        // Only refaults of evicted file pages count as memory pressure, not first reads.
+        if p.shadow != 0 {
+            stall.psi_ns += own;
+            self.psi.record(start, own, matches!(actor, Actor::AppMain(_)));
+        }
+        Ok(stall)
+    }
+}

@@ -1,0 +1,129 @@
+//! Accounting invariants checked by tests after random operation sequences: page states vs
+//! counters, LRU list links and lengths, swap handles vs backends, and frame conservation.
+
+use crate::types::*;
+use crate::Kernel;
+
+impl Kernel {
+    /// Check every accounting invariant; used by tests after random operation sequences.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        self.buddy.check_invariants()?;
+        let mut counts = [0u64; NR_PAGE_STATES];
+        let mut per_dev = vec![0u64; self.backends.len()];
+        for (vid, vma) in self.vmas.iter().enumerate() {
+            let Some(vma) = vma else { continue };
+            let proc = &self.procs[vma.pid as usize];
+            if !proc.alive || !proc.vmas.contains(&vid) {
+                return Err(format!("vma {vid} of dead or foreign process {}", vma.pid));
+            }
+            for idx in vma.first..vma.first + vma.pages {
+                let p = &self.pt.pages[idx as usize];
+                counts[p.state as usize] += 1;
+                if p.pid != vma.pid {
+                    return Err(format!("page {idx} pid {} in vma of {}", p.pid, vma.pid));
+                }
+                match p.state {
+                    PageState::Resident => {
+                        if self.frame_owner[p.loc as usize] != idx {
+                            return Err(format!(
+                                "page {idx} resident in frame {} owned by {}",
+                                p.loc, self.frame_owner[p.loc as usize]
+                            ));
+                        }
+                        if p.lru == LruList::None {
+                            return Err(format!("resident page {idx} on no LRU list"));
+                        }
+                        if p.has(flags::MLOCKED) != (p.lru == LruList::Unevictable) {
+                            return Err(format!("page {idx}: mlocked and unevictable list disagree"));
+                        }
+                        if p.has(flags::SWAPCACHE) {
+                            let dev = p.swap_dev as usize;
+                            per_dev[dev] += 1;
+                            if self.handle_owner[dev].get(p.shadow as usize) != Some(&idx) {
+                                return Err(format!("swap-cached page {idx} handle {} not owned", p.shadow));
+                            }
+                            if p.has(flags::DIRTY) || !p.kind.is_anon() {
+                                return Err(format!("swap-cached page {idx} is dirty or not anon"));
+                            }
+                        }
+                    }
+                    PageState::Swapped => {
+                        per_dev[p.swap_dev as usize] += 1;
+                        if self.handle_owner[p.swap_dev as usize].get(p.loc as usize) != Some(&idx) {
+                            return Err(format!("swapped page {idx} handle {} not owned", p.loc));
+                        }
+                        if p.lru != LruList::None {
+                            return Err(format!("swapped page {idx} on an LRU list"));
+                        }
+                    }
+                    PageState::Freed => return Err(format!("freed page {idx} inside a live vma")),
+                    _ => {
+                        if p.lru != LruList::None {
+                            return Err(format!("non-resident page {idx} on an LRU list"));
+                        }
+                    }
+                }
+            }
+        }
+        if counts != self.state_counts {
+            return Err(format!(
+                "state counts {:?} != recount {:?}",
+                self.state_counts, counts
+            ));
+        }
+        for (d, b) in self.backends.iter().enumerate() {
+            if b.usage().stored_pages != per_dev[d] {
+                return Err(format!(
+                    "backend {d} stores {} pages, page table says {}",
+                    b.usage().stored_pages,
+                    per_dev[d]
+                ));
+            }
+        }
+        for proc in self.procs.iter().filter(|p| p.alive) {
+            let mut resident = 0u64;
+            for l in LruList::ALL {
+                let mut n = 0u32;
+                let mut i = proc.lru.tail[l as usize];
+                let mut prev = NIL;
+                while i != NIL {
+                    let p = &self.pt.pages[i as usize];
+                    if p.lru != l || p.pid != proc.pid || p.next != prev {
+                        return Err(format!("lru {} of pid {} broken at page {i}", l.name(), proc.pid));
+                    }
+                    n += 1;
+                    prev = i;
+                    i = p.prev;
+                }
+                if n != proc.lru.len[l as usize] {
+                    return Err(format!(
+                        "lru {} of pid {}: len {} but {n} linked",
+                        l.name(),
+                        proc.pid,
+                        proc.lru.len[l as usize]
+                    ));
+                }
+                resident += n as u64;
+            }
+            if resident != proc.rss() {
+                return Err(format!(
+                    "pid {}: rss {} but {resident} pages on LRUs",
+                    proc.pid,
+                    proc.rss()
+                ));
+            }
+        }
+        // Frame conservation: free (buddy + held by placement) + user + zram + kernel = managed.
+        let used = counts[PageState::Resident as usize] + self.zram_frames.len() as u64 + self.kernel_frames;
+        if used + self.free_pages() != self.buddy.nr_pages() as u64 {
+            return Err(format!(
+                "frames: {} used + {} free ({} held by placement) != {} managed",
+                used,
+                self.free_pages(),
+                self.hooks.placement.held_free_pages(),
+                self.buddy.nr_pages()
+            ));
+        }
+        Ok(())
+    }
+}
