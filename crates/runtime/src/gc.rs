@@ -479,7 +479,8 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
         ..Default::default()
     };
     for r in 0..nreg {
-        if !set.region(r) {
+        // A free region is never collected, whatever the policy set.
+        if !set.region(r) || heap.regions[r as usize].state != crate::heap::RegionState::Used {
             continue;
         }
         let default = art_should_evacuate(heap, r, kind);
