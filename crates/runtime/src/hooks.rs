@@ -29,7 +29,8 @@
 //!   delay (stock: the compacting collector transition 5 s after going to the background),
 //!   cancelled by the next state change.
 //! - [`RuntimeHooks::next_task`] — the policy's own periodic runtime work: asked at the runtime's
-//!   first allocation, after each state change and after each collection (any cause). Returns when
+//!   first allocation and after each state change (cx actor `AppMain(pid)`) and after each
+//!   collection of any cause (cx actor `AppGc(pid)`, `now` = the GC's end). Returns when
 //!   its next collection is due and its kind; it runs with [`GcCause::Policy`] when the framework
 //!   ticks the app at that time (`JavaApp::pending_gc` reports the earliest due GC). Return the same
 //!   time again to keep a schedule.
