@@ -3,7 +3,24 @@
 //! the first evacuates the freshly allocated heap). `LOCAL SHARED` change the mix of extra
 //! references (`0 0`: all uniformly random, the worst case).
 use engine::CpuLedger;
-use runtime::gc::{collect, GcCosts, GcKind};
+use runtime::gc::{GcCosts, GcKind};
+
+/// [`runtime::gc::collect`] at `now` on the GC thread, charging `ledger` (timers dropped).
+#[allow(dead_code)]
+fn collect<H: runtime::RuntimeHooks + ?Sized>(
+    heap: &mut runtime::Heap,
+    hooks: &mut H,
+    kind: runtime::GcKind,
+    now: u64,
+    backing: &mut dyn runtime::PageBacking,
+    ledger: &mut engine::CpuLedger,
+    costs: &runtime::GcCosts,
+) -> runtime::GcStats {
+    let mut timers = engine::Timers::default();
+    let mut cx = engine::HookCx::new(now, engine::Actor::AppGc(heap.pid), ledger, &mut timers);
+    runtime::gc::collect(heap, hooks, kind, &mut cx, backing, costs)
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let objects = args.next().and_then(|s| s.parse().ok()).unwrap_or(4_000_000);

@@ -1,6 +1,7 @@
 //! Object-level accesses by the app (the app access model's launch set, foreground working set,
 //! background working set...): each accessed object passes the policy's barrier (with its metadata
-//! bits) and touches the pages its *current* address maps to. Moving an object (GC copying,
+//! bits, its page range and the access kind; the barrier's stall is added to the accessing thread's
+//! stall) and touches the pages its *current* address maps to. Moving an object (GC copying,
 //! Fleet's grouping) therefore changes which pages a given access pattern makes hot.
 //!
 //! Native and file-backed memory stay page-level and are not handled here.
@@ -11,7 +12,7 @@
 
 use crate::backing::{PageBacking, TouchBatch};
 use crate::heap::{Heap, ObjId, NULL};
-use crate::hooks::{BarrierOutcome, RuntimeHooks};
+use crate::hooks::{Access, AccessKind, BarrierOutcome, RuntimeHooks};
 use engine::{Actor, Nanos, Stall};
 
 /// How much of each object an access touches.
@@ -54,7 +55,7 @@ pub fn access<H: RuntimeHooks + ?Sized>(
             continue;
         }
         st.objects += 1;
-        let out = pass_barrier(heap, hooks, o, write);
+        let out = pass_barrier(heap, hooks, now, actor, o, kind_of(write));
         st.stall.add(out.stall);
         if out.touch {
             heap.touch_objects(&mut batch, backing, o, span == Span::Whole, write);
@@ -66,16 +67,36 @@ pub fn access<H: RuntimeHooks + ?Sized>(
     st
 }
 
-/// Run the policy's read/write barrier on `o`, storing back the metadata bits it changes.
+fn kind_of(write: bool) -> AccessKind {
+    if write {
+        AccessKind::Write
+    } else {
+        AccessKind::Read
+    }
+}
+
+/// Run the policy's read/write barrier on `o` (an `actor` access of `kind` at `now`), storing
+/// back the metadata bits it changes.
 fn pass_barrier<H: RuntimeHooks + ?Sized>(
     heap: &mut Heap,
     hooks: &mut H,
+    now: Nanos,
+    actor: Actor,
     o: ObjId,
-    write: bool,
+    kind: AccessKind,
 ) -> BarrierOutcome {
-    let view = heap.view(o);
-    let mut meta = view.meta;
-    let out = hooks.barrier(&view, &mut meta, write);
+    let obj = heap.view(o);
+    let (first_page, pages) = heap.pages_of(o);
+    let access = Access {
+        now,
+        actor,
+        obj,
+        first_page,
+        pages,
+        kind,
+    };
+    let mut meta = obj.meta;
+    let out = hooks.barrier(&access, &mut meta);
     heap.recs[o as usize].meta = meta;
     out
 }
@@ -93,7 +114,14 @@ pub fn write_ref<H: RuntimeHooks + ?Sized>(
     dst: ObjId,
     backing: &mut dyn PageBacking,
 ) -> Stall {
-    let out = pass_barrier(heap, hooks, src, true);
+    let out = pass_barrier(
+        heap,
+        hooks,
+        now,
+        actor,
+        src,
+        AccessKind::RefStore { slot, target: dst },
+    );
     heap.set_ref_raw(src, slot, dst);
     if dst != NULL {
         heap.remember(src);
@@ -127,7 +155,7 @@ pub fn access_bytes<H: RuntimeHooks + ?Sized>(
             continue;
         }
         st.objects += 1;
-        let out = pass_barrier(heap, hooks, o, write);
+        let out = pass_barrier(heap, hooks, now, actor, o, kind_of(write));
         st.stall.add(out.stall);
         if out.touch {
             let (f, n) = heap.pages_of_bytes(o, off, len);

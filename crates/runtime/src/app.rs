@@ -79,8 +79,11 @@ pub struct JavaModel {
 }
 
 /// A running app's Java heap.
+///
+/// Policy timers: hooks schedule them through their `HookCx` into [`Runtime::timers`]
+/// (`app.rt.timers`); the framework drains them after each call into the app.
 pub struct JavaApp {
-    pub rt: Runtime<Box<dyn RuntimeHooks>>,
+    pub rt: Runtime<dyn RuntimeHooks>,
     pub bp: Arc<Blueprint>,
     pub params: JavaParams,
     /// Heap id of each blueprint object (`NULL` until allocated).
@@ -127,7 +130,7 @@ impl JavaApp {
         now: Nanos,
     ) -> Self {
         let (bp, params) = (Arc::clone(&model.blueprint), model.params);
-        let mut rt = Runtime::new(pid, model.config.clone(), hooks);
+        let mut rt = Runtime::boxed(pid, model.config.clone(), hooks);
         let hclass = bp.register_classes(&mut rt.heap);
         let garbage_class = rt.heap.class_named("byte[]", ClassKind::PrimitiveArray(1));
         let scale = bp.total_bytes() as f64 / logical_pages.max(1) as f64;
@@ -362,7 +365,7 @@ impl JavaApp {
         let pieces = std::mem::take(&mut self.pieces);
         let st = crate::access::access_bytes(
             &mut self.rt.heap,
-            &mut self.rt.hooks,
+            &mut *self.rt.hooks,
             now,
             actor,
             &pieces,
@@ -373,17 +376,18 @@ impl JavaApp {
         st.stall
     }
 
-    /// The app changed state (see [`Runtime::set_foreground`]).
-    pub fn set_foreground(&mut self, now: Nanos, foreground: bool) {
-        self.rt.set_foreground(now, foreground);
+    /// The app changed state (see [`Runtime::set_foreground`]; hook CPU goes to `ledger`).
+    pub fn set_foreground(&mut self, now: Nanos, foreground: bool, ledger: &mut CpuLedger) {
+        self.rt.set_foreground(now, foreground, ledger);
     }
 
-    /// When a scheduled GC is due, if any.
+    /// When a scheduled GC is due, if any: the state-change GC or the policy's periodic task
+    /// ([`Runtime::next_due`]); [`Self::tick`] runs it.
     pub fn pending_gc(&self) -> Option<Nanos> {
-        self.rt.pending.map(|p| p.0)
+        self.rt.next_due()
     }
 
-    /// Run a scheduled GC if due.
+    /// Run a scheduled GC if due (at most one per call; see [`Runtime::tick`]).
     pub fn tick(
         &mut self,
         now: Nanos,

@@ -7,12 +7,16 @@
 //!    roots × [`GcCosts::per_root_pause_ns`].
 //! 2. **From-space selection** (`RegionSpace::SetFromSpace`): sticky GCs collect only regions
 //!    allocated since the last GC; full GCs collect all regions and the large-object space. A
+//!    policy may shrink or change that set per region and per large object
+//!    ([`RuntimeHooks::collected_set`]); objects outside it are kept, untraced and unmoved. A
 //!    collected region is *evacuated* if it is newly allocated, if the GC is compacting
 //!    (`kEvacModeForceAll`: explicit GCs and the background collector transition), or if its live
 //!    bytes at the last GC were below 75% of the region (`kEvacuateLivePercentThreshold`); otherwise
 //!    it is *unevacuated* (objects stay, dead ones leave holes).
-//! 3. **Trace** from the roots (plus, for sticky GCs, the remembered set of old objects written since
-//!    the last GC) with an explicit mark stack, or BFS with depth if the policy asks. Marks are a
+//! 3. **Trace** from the roots (plus, when the collected set is not the whole heap, the remembered
+//!    set of old objects written since the last GC, and the policy's extra roots outside the set:
+//!    both are scanned, their pages read and written, like CC's card scanning) with an explicit
+//!    mark stack, or BFS with depth if the policy asks. Marks are a
 //!    bitmap over object ids; the mark stack holds object ids. An object in an evacuated region is
 //!    copied at the moment it is first marked (as CC does when it first sees a from-space
 //!    reference), into the to-space region of the group the policy returns: it is read at its old
@@ -23,8 +27,8 @@
 //!    `Actor::AppGc(pid)`; consecutive touches of the same page are coalesced (a read of a page
 //!    inside a pending write run is absorbed by it).
 //!
-//!    Full DFS GCs with stock hooks ([`RuntimeHooks::is_stock`]) run a specialised loop with the
-//!    same order and effects (a test compares the two, page operation by page operation). It
+//!    Full DFS GCs of the whole heap with stock hooks ([`RuntimeHooks::is_stock`]) run a
+//!    specialised loop (module `stock`) with the same order and effects (a test compares the two, page operation by page operation). It
 //!    marks a scanned object's slots with a branch-free test-and-set: a NULL slot maps to a
 //!    sentinel id whose mark bit is set for the trace, every slot's id is written at the stack top,
 //!    and the top advances only when the bit was clear; objects marked in place are visited when
@@ -36,7 +40,7 @@
 //!    whose touches are free ([`PageBacking::touches_are_free`], e.g. `NullBacking`) the loop skips
 //!    the touches of objects marked in place.
 //! 4. **Reclaim**: evacuated regions are freed and their pages released (`ClearFromSpace` →
-//!    `madvise(DONTNEED)`); dead large objects are unmapped; unevacuated regions take their live
+//!    `madvise(DONTNEED)`); dead large objects of the collected set are unmapped; unevacuated regions take their live
 //!    bytes from marking (`RegionSpace::AddLiveBytes`) and walk their objects only when some were
 //!    not marked (to free them).
 //! 5. **Growth** (`Heap::GrowForUtilization`), with `m` = the growth multiplier (foreground 3.0,
@@ -48,6 +52,10 @@
 //!    at). The concurrent GC starts at
 //!    `concurrent_start_bytes = max(target − remaining, used)`, `remaining` = allocation rate × GC
 //!    duration clamped to [128 KiB, 512 KiB] (`kMin/kMaxConcurrentRemainingBytes`).
+//! 6. **Policy hints** ([`RuntimeHooks::after_gc`], at the GC's end): the runtime applies the page
+//!    hints the hook returned through the backing, on the GC thread, and adds the policy's
+//!    GC-thread time and main-thread pause to the statistics. Swept objects are reported to
+//!    [`RuntimeHooks::on_free`] when the policy asks for object events.
 //!
 //! Simplified: the collection runs atomically at its start time on the simulated clock (its
 //! duration is reported; the mutator does not interleave with it), read barriers of the mutator
@@ -71,11 +79,13 @@
 //! handling and decompression to the faulting actor, so adding them again would double count.
 
 use crate::backing::{PageBacking, TouchBatch};
-use crate::heap::{oflags, Heap, ObjId, ObjRec, RegionState, NULL, REGION_SHIFT, REGION_SIZE};
-use crate::hooks::{RuntimeHooks, TraceOrder, VisitMode, NO_DEPTH};
-use engine::{Actor, Category, CpuLedger, Nanos};
+use crate::heap::{oflags, Heap, ObjId, ObjRec, NULL, REGION_SHIFT, REGION_SIZE};
+use crate::hooks::{AfterGc, CollectedSet, RuntimeHooks, TraceOrder, VisitMode, NO_DEPTH};
+use engine::{Actor, Category, HookCx, Nanos};
 use kernel::types::NIL;
 use serde::Serialize;
+
+mod stock;
 
 /// Which collection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -93,17 +103,18 @@ impl GcKind {
 }
 
 /// Why a collection runs (`GcCause`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub enum GcCause {
     /// Concurrent GC requested by crossing `concurrent_start_bytes` (`kGcCauseBackground`).
     Background,
     /// An allocation failed: blocking GC on the allocating thread (`kGcCauseForAlloc`).
     Alloc,
-    /// `System.gc()` / tests.
+    /// `System.gc()` / tests (and collections run directly through [`collect`]).
+    #[default]
     Explicit,
     /// Collector transition on moving to the background (`kGcCauseCollectorTransition`).
     Transition,
-    /// Requested by a policy.
+    /// A policy's periodic task ([`RuntimeHooks::next_task`]).
     Policy,
 }
 
@@ -134,6 +145,8 @@ impl Default for GcCosts {
 /// What one collection did.
 #[derive(Debug, Clone, Copy, Default, Serialize)]
 pub struct GcStats {
+    /// Why it ran (set by [`crate::Runtime::collect`]; [`GcCause::Explicit`] through [`collect`]).
+    pub cause: GcCause,
     pub sticky: bool,
     pub compacting: bool,
     pub start: Nanos,
@@ -143,7 +156,8 @@ pub struct GcStats {
     pub cpu_ns: Nanos,
     /// Stalls of the GC thread touching pages (faults).
     pub stall_ns: Nanos,
-    /// Main-thread pause (flip).
+    /// Main-thread pause: the flip, plus any stop-the-world pause the policy asked for in
+    /// [`RuntimeHooks::after_gc`].
     pub pause_ns: Nanos,
     pub visits: u64,
     pub refs_scanned: u64,
@@ -221,12 +235,17 @@ struct Tracer<'a, H: RuntimeHooks + ?Sized> {
     hooks: &'a mut H,
     backing: &'a mut dyn PageBacking,
     batch: TouchBatch,
+    /// Large objects this collection may free (regions: `regs[r].role`).
+    set: CollectedSet,
+    /// The collected set is the whole heap (every region and large object).
+    all: bool,
     /// Mark bitmap (taken out of the heap for the trace).
     mark: Vec<u64>,
     /// Per region: role in this collection and what marking found there.
     regs: Vec<RegMark>,
+    /// Per destination group: current to-space region and copy alignment (0 = not asked yet).
     to_region: Vec<u32>,
-    full: bool,
+    to_align: Vec<u32>,
     st: GcStats,
 }
 
@@ -244,13 +263,13 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
     /// Whether `o` is in the collected set.
     #[inline(always)]
     fn collected(&self, o: ObjId) -> bool {
-        if self.full {
-            // A full GC collects every region and the LOS (no need to load the object's record).
+        if self.all {
+            // A stock full GC collects every region and the LOS (no need to load the record).
             return true;
         }
         let r = &self.recs[o as usize];
         if r.flags & oflags::LARGE != 0 {
-            self.full
+            self.set.large(r.addr)
         } else {
             self.regs[(r.addr >> REGION_SHIFT) as usize].role != ROLE_NONE
         }
@@ -337,9 +356,17 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
         let g = group as usize;
         if self.to_region.len() <= g {
             self.to_region.resize(g + 1, NIL);
+            self.to_align.resize(g + 1, 0);
         }
+        if self.to_align[g] == 0 {
+            self.to_align[g] = self.hooks.group_alignment(group).max(1).next_power_of_two();
+        }
+        let align = self.to_align[g];
         let mut cur = self.to_region[g];
-        let addr = match (cur != NIL).then(|| self.heap.bump(cur, size)).flatten() {
+        let addr = match (cur != NIL)
+            .then(|| self.heap.bump_aligned(cur, size, align))
+            .flatten()
+        {
             Some(a) => a,
             None => match self.heap.take_region(self.backing, false) {
                 Ok(r) => {
@@ -350,7 +377,9 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
                     self.regs[r as usize].role = ROLE_NONE;
                     cur = r;
                     self.to_region[g] = r;
-                    self.heap.bump(cur, size).expect("object fits in an empty region")
+                    self.heap
+                        .bump_aligned(cur, size, align)
+                        .expect("object fits in an empty region")
                 }
                 Err(_) => {
                     // No free region: the object stays; its region becomes unevacuated.
@@ -372,103 +401,24 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
         self.st.bytes_copied += size as u64;
     }
 
-    /// DFS trace of a full GC with stock hooks ([`RuntimeHooks::is_stock`]): the mark stack loop of
-    /// [`Self::scan_entry`] without the hook calls and the collected-set test (a full GC collects
-    /// everything), in the same order and with the same effects. Each reference slot is marked with
-    /// a branch-free test-and-set: a NULL slot maps to `sentinel`, an id whose mark bit is set for
-    /// the trace, and every slot's id is written at the stack top, which advances only when the mark
-    /// bit was clear. Objects marked in place are pushed bare (no [`VISITED`]) and visited when
-    /// popped. With `EVAC`, objects in evacuated regions (`evac_bits`) are recognised when first
-    /// marked and copied then, through [`Self::visit`]. With `FREE` (the backing's touches cost
-    /// nothing and record nothing, [`PageBacking::touches_are_free`]) nothing is touched in place.
-    fn trace_full_stock<const FREE: bool, const EVAC: bool>(
+    /// Scan `o`, an object outside the collected set whose references are roots (remembered
+    /// set, or a policy's extra root): read and write its pages (CC updates the references) and
+    /// push what it reaches onto `stack` (`tmp` is scratch).
+    fn scan_kept(
         &mut self,
         refs: &[ObjId],
+        o: ObjId,
+        depth: u32,
+        tmp: &mut Vec<Entry>,
         stack: &mut Vec<Entry>,
-        evac_bits: &[u64],
     ) {
-        let sentinel = self.recs.len() as ObjId;
-        // The marks, records and region table as locals, so the compiler knows the stores into the
-        // marks and the stack leave them alone (`visit`, which needs them, gets them back first;
-        // it never reads the marks).
-        let mut mark = std::mem::take(&mut self.mark);
-        let mut recs = std::mem::take(&mut self.recs);
-        let mut regs = std::mem::take(&mut self.regs);
-        let sentinel_word = sentinel as usize >> 6;
-        let sentinel_bit = 1u64 << (sentinel & 63);
-        mark[sentinel_word] |= sentinel_bit;
-        let mut top = stack.len();
-        // Every object is pushed at most once (when its bit goes from clear to set; the sentinel's
-        // is set throughout), and the top slot is written for every reference: the stack never
-        // needs more than this.
-        stack.resize(top + recs.len() + 1, 0);
-        // The slot loop indexes the marks and the stack through raw pointers: with bounds checks
-        // (and the registers they need) it runs about 5-10% slower. The two facts that make this
-        // sound are checked here and above: every marked id is at most `sentinel`, whose bit is in
-        // `mark`; `top` stays below `stack.len()`.
-        assert!(mark.len() * 64 > sentinel as usize);
-        let mp = mark.as_mut_ptr();
-        let sp = stack.as_mut_ptr();
-        let mut scanned = 0u64;
-        let mut visits = 0u64;
-        while top > 0 {
-            top -= 1;
-            // SAFETY: `top` < `stack.len()` (see above).
-            let e = unsafe { *sp.add(top) };
-            let rec = recs[(e & ID_BITS) as usize];
-            if e & VISITED == 0 {
-                // Marked in place by this loop (as in `visit` with stock hooks).
-                visits += 1;
-                if rec.flags & oflags::LARGE == 0 {
-                    let m = &mut regs[(rec.addr >> REGION_SHIFT) as usize];
-                    m.objs += 1;
-                    m.bytes += rec.size;
-                }
-            }
-            if !FREE && e & (VISITED | TOUCH) != VISITED {
-                self.touch_in_place(&rec);
-            }
-            for &c in &refs[rec.ref_start as usize..][..rec.ref_len as usize] {
-                scanned += (c != NULL) as u64;
-                let c = c.min(sentinel);
-                let wi = c as usize >> 6;
-                let bit = 1u64 << (c & 63);
-                // SAFETY: `c` <= `sentinel`, so `wi` < `mark.len()` (asserted above).
-                let old = unsafe { *mp.add(wi) };
-                unsafe { *mp.add(wi) = old | bit };
-                if EVAC && evac_bits[wi] & !old & bit != 0 {
-                    self.recs = recs;
-                    self.regs = regs;
-                    if let Some(p) = self.visit_out_of_line(c) {
-                        // SAFETY: `c` was just marked: at most one push per object.
-                        unsafe { *sp.add(top) = p };
-                        top += 1;
-                    }
-                    recs = std::mem::take(&mut self.recs);
-                    regs = std::mem::take(&mut self.regs);
-                    continue;
-                }
-                // SAFETY: `top` counts pushed objects, each pushed once, so it is below
-                // `stack.len()` (the slot is overwritten by the next reference unless `c` was
-                // unmarked).
-                unsafe { *sp.add(top) = c };
-                top += (old & bit == 0) as usize;
-            }
-        }
-        mark[sentinel_word] &= !sentinel_bit;
-        self.mark = mark;
-        self.recs = recs;
-        self.regs = regs;
-        stack.clear();
-        self.st.visits += visits;
-        self.st.refs_scanned += scanned;
-    }
-
-    /// [`Self::visit`] out of line (copies and large objects in [`Self::trace_full_stock`]), so the
-    /// loop's registers are not spent on it.
-    #[inline(never)]
-    fn visit_out_of_line(&mut self, o: ObjId) -> Option<Entry> {
-        self.visit(o, NO_DEPTH)
+        let r = self.recs[o as usize];
+        let (f, n) = self.heap.pages_in(&r);
+        self.batch.touch(self.backing, f, n, true);
+        self.st.visits += 1;
+        tmp.clear();
+        self.scan(&refs[r.ref_start as usize..][..r.ref_len as usize], depth, tmp);
+        stack.append(tmp);
     }
 
     /// Scan reference slots `slots` (of one object), pushing the objects that must be scanned in
@@ -491,17 +441,18 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
     }
 }
 
-/// Run one collection of `kind` at `now`. Charges GC CPU to `ledger`; returns the statistics
-/// (the main-thread pause is `stats.pause_ns`).
+/// Run one collection of `kind` at `cx.now` on the GC thread (`cx` should act as
+/// `Actor::AppGc(pid)`; its hooks' timers and policy CPU go through it). Charges GC CPU through
+/// `cx`; returns the statistics (the main-thread pause is `stats.pause_ns`).
 pub fn collect<H: RuntimeHooks + ?Sized>(
     heap: &mut Heap,
     hooks: &mut H,
     kind: GcKind,
-    now: Nanos,
+    cx: &mut HookCx,
     backing: &mut dyn PageBacking,
-    ledger: &mut CpuLedger,
     costs: &GcCosts,
 ) -> GcStats {
+    let now = cx.now;
     let kind = if !heap.config.generational && kind.is_sticky() {
         GcKind::Full { compact: false }
     } else {
@@ -513,8 +464,12 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
     let pid = heap.pid;
     // The mutator's allocation region is revoked at the flip.
     heap.alloc_region = NIL;
+    let object_events = hooks.object_events();
 
     // From-space selection.
+    let mut set = CollectedSet::stock(heap, kind);
+    hooks.collected_set(cx, heap, kind, &mut set);
+    let all = full && set.is_everything(heap);
     let nreg = heap.num_regions();
     let mut regs = vec![RegMark::default(); nreg as usize];
     let st = GcStats {
@@ -524,16 +479,16 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
         ..Default::default()
     };
     for r in 0..nreg {
-        let reg = &heap.regions[r as usize];
-        if reg.state != RegionState::Used || (!full && !reg.young) {
+        // A free region is never collected, whatever the policy set.
+        if !set.region(r) || heap.regions[r as usize].state != crate::heap::RegionState::Used {
             continue;
         }
         let default = art_should_evacuate(heap, r, kind);
-        let evac = hooks.evacuate(heap, r, kind, default);
+        let evac = hooks.evacuate(cx, heap, r, kind, default);
         regs[r as usize].role = if evac { ROLE_EVAC } else { ROLE_UNEVAC };
     }
     let mut extra = Vec::new();
-    hooks.extra_roots(heap, kind, &mut extra);
+    hooks.extra_roots(cx, heap, kind, &mut extra);
     let order = hooks.trace_order(kind);
     let pause_ns = (costs.flip_pause_base_ns + costs.per_root_pause_ns * heap.roots.len() as f64) as Nanos;
 
@@ -554,43 +509,55 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
         hooks,
         backing,
         batch: TouchBatch::new(now, Actor::AppGc(pid)),
+        set,
+        all,
         mark,
         regs,
         to_region: Vec::new(),
-        full,
+        to_align: Vec::new(),
         st,
     };
     let root_depth = if order == TraceOrder::Bfs { 0 } else { NO_DEPTH };
-    for &r in roots.iter().chain(extra.iter()) {
-        if r != NULL
+    let alive = |t: &Tracer<H>, o: ObjId| {
+        o != NULL
             && t.recs
-                .get(r as usize)
+                .get(o as usize)
                 .is_some_and(|x| x.flags & oflags::ALIVE != 0)
-        {
+    };
+    for &r in roots.iter() {
+        if alive(&t, r) {
             if let Some(p) = t.reach(r, root_depth) {
                 stack.push(p);
             }
         }
     }
-    // Remembered set (old objects with stores since the last GC): scan them (sticky GCs only; a
-    // full GC reaches everything from the roots).
+    // Extra roots: in the collected set, like roots; outside it, scanned like remembered objects
+    // (their references into the set are what the policy's card table records).
+    let kept_depth = if order == TraceOrder::Bfs { 1 } else { NO_DEPTH };
+    for &r in extra.iter() {
+        if !alive(&t, r) {
+            continue;
+        }
+        if t.collected(r) {
+            if let Some(p) = t.reach(r, root_depth) {
+                stack.push(p);
+            }
+        } else {
+            test_and_set(&mut t.mark, r);
+            t.scan_kept(&refs, r, kept_depth, &mut next, &mut stack);
+        }
+    }
+    // Remembered set (old objects with stores since the last GC): scan them (sticky or partial
+    // GCs only; a GC of the whole heap reaches everything from the roots).
     for &o in &remembered {
         t.recs[o as usize].flags &= !oflags::REMEMBERED;
-        if !full && t.recs[o as usize].flags & oflags::ALIVE != 0 && !t.collected(o) {
-            let (f, n) = t.heap.pages_in(&t.recs[o as usize]);
-            t.batch.touch(t.backing, f, n, true);
-            t.st.visits += 1;
-            let d = if order == TraceOrder::Bfs { 1 } else { NO_DEPTH };
-            let mut tmp = std::mem::take(&mut next);
-            let r = t.recs[o as usize];
-            t.scan(&refs[r.ref_start as usize..][..r.ref_len as usize], d, &mut tmp);
-            stack.append(&mut tmp);
-            next = tmp;
+        if !all && t.recs[o as usize].flags & oflags::ALIVE != 0 && !t.collected(o) {
+            t.scan_kept(&refs, o, kept_depth, &mut next, &mut stack);
         }
     }
     match order {
         // A full GC collects everything and stock hooks need no calls: a specialised loop.
-        TraceOrder::Dfs if full && t.hooks.is_stock() => {
+        TraceOrder::Dfs if all && t.hooks.is_stock() => {
             // The objects of evacuated regions, so the loop can tell at first marking which to copy.
             let mut evac_bits = std::mem::take(&mut t.heap.evac_bits);
             evac_bits.clear();
@@ -643,6 +610,7 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
         mark,
         recs,
         regs,
+        set,
         mut st,
         ..
     } = t;
@@ -661,6 +629,12 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
     // Reclaim.
     let bytes_before = heap.bytes_allocated;
     let mut regions_touched = 0u32;
+    let mut free = |heap: &mut Heap, o: ObjId| {
+        if object_events {
+            hooks.on_free(&heap.view(o));
+        }
+        heap.free_object(o);
+    };
     for r in 0..regs.len() as u32 {
         let m = regs[r as usize];
         match m.role {
@@ -672,7 +646,7 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
                     let rec = &heap.recs[o as usize];
                     if rec.flags & oflags::ALIVE != 0 && !heap.is_marked(o) && rec.addr >> REGION_SHIFT == r {
                         st.freed_objects += 1;
-                        heap.free_object(o);
+                        free(heap, o);
                     }
                 }
                 heap.regions[r as usize].objs = objs;
@@ -701,7 +675,7 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
                             true
                         } else {
                             st.freed_objects += 1;
-                            heap.free_object(o);
+                            free(heap, o);
                             false
                         }
                     });
@@ -715,22 +689,20 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
             _ => {}
         }
     }
-    if full {
-        for s in 0..heap.los.len() {
-            let slot = heap.los[s];
-            if slot.obj == NULL || heap.is_marked(slot.obj) {
-                continue;
-            }
-            st.freed_objects += 1;
-            heap.los_bytes -= heap.size(slot.obj) as u64;
-            heap.free_object(slot.obj);
-            backing.unmap(pid, slot.first_page, slot.pages);
-            heap.los[s].obj = NULL;
-            heap.free_los_slots.push(s as u32);
+    for s in 0..heap.los.len() {
+        let slot = heap.los[s];
+        if !set.large(s as u32) || slot.obj == NULL || heap.is_marked(slot.obj) {
+            continue;
         }
+        st.freed_objects += 1;
+        heap.los_bytes -= heap.size(slot.obj) as u64;
+        free(heap, slot.obj);
+        backing.unmap(pid, slot.first_page, slot.pages);
+        heap.los[s].obj = NULL;
+        heap.free_los_slots.push(s as u32);
     }
     for reg in heap.regions.iter_mut() {
-        if reg.state == RegionState::Used {
+        if reg.state == crate::heap::RegionState::Used {
             reg.young = false;
         }
     }
@@ -745,7 +717,7 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
     st.cpu_ns = cpu as Nanos;
     st.pause_ns = pause_ns;
     st.duration_ns = st.cpu_ns + st.stall_ns;
-    ledger.charge(Actor::AppGc(pid), Category::Gc, st.cpu_ns + pause_ns);
+    cx.charge_to(Actor::AppGc(pid), Category::Gc, st.cpu_ns + pause_ns);
 
     grow_for_utilization(heap, kind, &st, now);
     heap.gc_pending = false;
@@ -757,9 +729,19 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
     g.total_cpu_ns += st.cpu_ns;
     g.total_pause_ns += pause_ns;
     g.total_visits += st.visits;
-    let hint_stall = hooks.after_gc(heap, &st, now + st.duration_ns, backing);
-    st.stall_ns += hint_stall.ns;
-    st.duration_ns += hint_stall.ns;
+    // The policy decides at the GC's end; its hints are applied after it returns.
+    let end = now + st.duration_ns;
+    let mut out = AfterGc::default();
+    hooks.after_gc(&mut cx.reborrow(end, Actor::AppGc(pid)), heap, &st, &mut out);
+    let mut extra_stall = out.gc_stall;
+    for &(first, n, advice) in &out.hints {
+        let s = backing.advise(end + extra_stall.ns, Actor::AppGc(pid), first, n, advice);
+        extra_stall.add(s);
+    }
+    st.stall_ns += extra_stall.ns;
+    st.duration_ns += extra_stall.ns;
+    st.pause_ns += out.pause_ns;
+    heap.gc.total_pause_ns += out.pause_ns;
     st
 }
 

@@ -12,7 +12,7 @@
 //!   page-aligned mapping (`LargeObjectMapSpace`); any object bigger than a region also goes there
 //!   (simplification: ART keeps huge non-primitive objects in "large regions" of the region space);
 //! - objects: size, class, reference slots (fixed at allocation, as Java fields/array lengths are),
-//!   allocation time, allocated-in-foreground bit, 8 policy metadata bits (Marvin's access bits and
+//!   allocation time, allocated-in-foreground bit, 16 policy metadata bits ([`Meta`]) (Marvin's access bits and
 //!   stub flag, Fleet's classification), GC mark epoch;
 //! - GC roots (a dense list of object ids);
 //! - a remembered set for generational (sticky) collections: the write barrier records old objects
@@ -51,6 +51,9 @@ pub type ObjId = u32;
 pub type ClassId = u32;
 /// Null reference / no object.
 pub const NULL: ObjId = u32::MAX;
+/// Per-object policy metadata bits (16: Marvin needs 14 for its access, dirty, write-history and
+/// stub bits).
+pub type Meta = u16;
 
 pub const PAGE_SIZE: u32 = 4096;
 pub const PAGE_SHIFT: u32 = 12;
@@ -260,8 +263,11 @@ pub struct ObjRec {
     /// [`oflags`] bits.
     pub flags: u8,
     /// Policy metadata bits (Marvin access/stub bits, Fleet classes...).
-    pub meta: u8,
+    pub meta: Meta,
 }
+
+// The record stays 24 bytes with 16 metadata bits (`flags` and `meta` share the last word).
+const _: () = assert!(std::mem::size_of::<ObjRec>() == 24);
 
 /// A read-only snapshot of an object for policy hooks.
 #[derive(Debug, Clone, Copy)]
@@ -271,7 +277,7 @@ pub struct ObjView {
     pub class: ClassId,
     pub alloc_ms: u32,
     pub flags: u8,
-    pub meta: u8,
+    pub meta: Meta,
     pub nrefs: u32,
 }
 
@@ -458,7 +464,7 @@ impl Heap {
 
     /// Policy metadata bits of `o`.
     #[inline]
-    pub fn meta(&self, o: ObjId) -> u8 {
+    pub fn meta(&self, o: ObjId) -> Meta {
         self.recs[o as usize].meta
     }
 
@@ -690,6 +696,23 @@ impl Heap {
         reg.top += size;
         reg.live_bytes += size;
         Some(a)
+    }
+
+    /// Bump-allocate `size` bytes at an `align`-byte boundary in region `r` if it fits (the gap
+    /// before it is lost until the region is freed); returns the address.
+    #[inline]
+    pub(crate) fn bump_aligned(&mut self, r: u32, size: u32, align: u32) -> Option<u32> {
+        if align <= OBJECT_ALIGNMENT {
+            return self.bump(r, size);
+        }
+        let reg = &mut self.regions[r as usize];
+        let start = align_up(reg.top, align);
+        if start as u64 + size as u64 > REGION_SIZE as u64 {
+            return None;
+        }
+        reg.top = start + size;
+        reg.live_bytes += size;
+        Some((r << REGION_SHIFT) + start)
     }
 
     /// Object size rounded to the object alignment.

@@ -1,28 +1,68 @@
 //! Policy hook points of the runtime (DESIGN §4), with stock ART as the default implementation.
 //!
 //! Like MMTk's `Plan`, a policy overrides only what it changes; every method has the stock-ART
-//! default. The collector is generic over the hooks, so the default methods inline to nothing on the
-//! hot path. Hook points:
-//! - **which collector runs when**: [`RuntimeHooks::choose_gc`] (sticky vs full, or a policy's own
-//!   choice such as Fleet's background-object GC expressed as a full GC whose
-//!   [`RuntimeHooks::visit_mode`] treats foreground objects as opaque), and
-//!   [`RuntimeHooks::on_state_change`] (stock: background compaction 5 s after going to the background,
-//!   `Heap::kCollectorTransitionWait`);
-//! - **which regions are evacuated**: [`RuntimeHooks::evacuate`] (stock: `Region::ShouldBeEvacuated`);
-//! - **trace order** (DFS mark stack, or BFS with depth — Fleet's NRO classification);
-//! - **where a copied object goes**: [`RuntimeHooks::on_mark`] returns a destination group; each
-//!   group bump-allocates into its own to-space regions (Fleet's launch / WS / cold regions);
-//! - **how the GC reads an object**: [`RuntimeHooks::visit_mode`] (Marvin's bookmarks: read the
-//!   references from the stub without touching the object's pages);
-//! - **read/write barrier** with the object's metadata bits: [`RuntimeHooks::barrier`] (Marvin's
-//!   access bits, stub redirection and object faults; Fleet's card table);
-//! - **runtime → kernel hints** after each GC: [`RuntimeHooks::after_gc`] may call
-//!   [`PageBacking::advise`] on page ranges (e.g. [`crate::Heap::group_ranges`]).
+//! default. The collector is generic over the hooks (`H: RuntimeHooks + ?Sized`), so with a
+//! concrete policy the default methods inline to nothing on the hot path; the framework holds each
+//! app's hooks as `Box<dyn RuntimeHooks>` and the runtime calls them through `&mut *boxed` (there is
+//! no forwarding impl that could forget a hook).
+//!
+//! **Hooks decide, the runtime acts.** No hook receives anything that can call another hook:
+//! hooks get read-only heap views, an [`engine::HookCx`] (simulated `now`, the acting thread, the
+//! policy's CPU under `Category::Policy`, timers) and output buffers the runtime applies after the
+//! hook returns. A policy may therefore keep its state in an `Rc<RefCell<_>>` shared with its other
+//! layers' hooks and never meet a second borrow. Timers scheduled through the cx land in
+//! [`crate::Runtime::timers`], which the framework drains after each runtime call.
+//!
+//! The hooks, in the order the runtime calls them, with when (simulated time) and what they may
+//! read and change. "cx actor" is `AppGc(pid)` unless said otherwise.
+//! - [`RuntimeHooks::on_alloc`] — every mutator allocation through [`crate::Runtime::alloc`], after
+//!   the object exists (not heap construction by `alloc_quiet`, not GC copies). Reads the new
+//!   object; may set its metadata bits. Only called when [`RuntimeHooks::object_events`] is true.
+//! - [`RuntimeHooks::barrier`] — every app access of an object ([`crate::access`], `JavaApp`
+//!   accesses, reference stores), at the access time, before the pages are touched. Reads the
+//!   object, its page range and the [`AccessKind`]; may change its metadata bits, skip the page
+//!   touch and stall the accessing thread (an object fault): the stall is on the accessing thread's
+//!   critical path (returned by `JavaApp::touch_logical`, added to `StepCost::main_stall`). No cx:
+//!   it runs per object.
+//! - [`RuntimeHooks::on_state_change`] — when the app changes foreground/background state
+//!   ([`crate::Runtime::set_foreground`]), cx actor `AppMain(pid)`. May schedule one GC after a
+//!   delay (stock: the compacting collector transition 5 s after going to the background),
+//!   cancelled by the next state change.
+//! - [`RuntimeHooks::next_task`] — the policy's own periodic runtime work: asked at the runtime's
+//!   first allocation and after each state change (cx actor `AppMain(pid)`) and after each
+//!   collection of any cause (cx actor `AppGc(pid)`, `now` = the GC's end). Returns when
+//!   its next collection is due and its kind; it runs with [`GcCause::Policy`] when the framework
+//!   ticks the app at that time (`JavaApp::pending_gc` reports the earliest due GC). Return the same
+//!   time again to keep a schedule.
+//! - a collection ([`crate::gc::collect`]) runs at its start time, with these hooks in order:
+//!   1. [`RuntimeHooks::choose_gc`] — which collector (sticky/full/compacting), given the cause and
+//!      ART's proposal;
+//!   2. [`RuntimeHooks::collected_set`] — which regions and large objects the GC may collect
+//!      (stock: sticky → young regions; full → every region and every large object). Objects
+//!      outside the set are kept alive, untraced and unmoved; references from them into the set
+//!      must come from the remembered set or [`RuntimeHooks::extra_roots`];
+//!   3. [`RuntimeHooks::evacuate`] — per collected region: evacuate or sweep in place;
+//!   4. [`RuntimeHooks::extra_roots`] — objects whose references are roots (a card table); an extra
+//!      root outside the collected set is scanned (its pages read) like a remembered object;
+//!   5. [`RuntimeHooks::trace_order`] — DFS mark stack or BFS with depth (Fleet's NRO
+//!      classification);
+//!   6. per marked object (hot path, no cx): [`RuntimeHooks::visit_mode`] (Marvin's bookmarks,
+//!      Fleet's opaque objects) and [`RuntimeHooks::on_mark`] (metadata bits and destination
+//!      group); [`RuntimeHooks::group_alignment`] once per destination group and GC (page-aligned
+//!      stub space);
+//!   7. per swept object: [`RuntimeHooks::on_free`] (only when [`RuntimeHooks::object_events`]);
+//!   8. [`RuntimeHooks::after_gc`] — at the GC's end (start + duration): pushes page hints
+//!      (`madvise` ranges, e.g. [`crate::Heap::group_ranges`]) that the runtime applies through the
+//!      backing, on the GC thread, after the hook returns; may add GC-thread time and a
+//!      stop-the-world pause of the main thread (reported in [`GcStats::pause_ns`] like the flip).
+//!
+//! [`RuntimeHooks::is_stock`] lets a stock full DFS GC take a specialised trace loop that calls no
+//! per-object hook.
 
-use crate::backing::PageBacking;
 use crate::gc::{GcCause, GcKind, GcStats};
-use crate::heap::{Heap, ObjView};
-use engine::{Nanos, Stall, NS_PER_SEC};
+use crate::heap::{Heap, Meta, ObjId, ObjView, OBJECT_ALIGNMENT};
+use engine::{Actor, HookCx, Nanos, Stall, NS_PER_SEC};
+use kernel::types::{Advice, PageIdx};
 
 /// How the collector traverses the object graph.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,10 +84,45 @@ pub enum VisitMode {
     /// Live; its references are read from elsewhere (Marvin's stub) without touching the object's
     /// pages. If its region is evacuated it is still copied (touching it).
     Bookmarked,
-    /// Live, not scanned and not touched (Fleet's BGC treats foreground objects this way; their
-    /// outgoing references must be covered by the policy's card table via extra roots). If its
-    /// region is evacuated it is still copied.
+    /// Live, not scanned and not touched. If its region is evacuated it is still copied. To keep
+    /// whole groups of objects alive without tracing them (Fleet's background-object GC keeping
+    /// foreground objects), leave them out of the collected set instead
+    /// ([`RuntimeHooks::collected_set`]): an opaque object's unmarked referents in the collected set
+    /// are freed.
     Opaque,
+}
+
+/// What kind of access the barrier sees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AccessKind {
+    Read,
+    Write,
+    /// A reference store into slot `slot` of the object (the new value is `target`, maybe
+    /// [`crate::NULL`]).
+    RefStore {
+        slot: u32,
+        target: ObjId,
+    },
+}
+
+impl AccessKind {
+    pub fn is_write(self) -> bool {
+        !matches!(self, AccessKind::Read)
+    }
+}
+
+/// One object access as the barrier sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct Access {
+    /// Simulated time of the access.
+    pub now: Nanos,
+    /// The accessing thread (its critical path pays [`BarrierOutcome::stall`]).
+    pub actor: Actor,
+    pub obj: ObjView,
+    /// The object's current pages `[first_page, first_page + pages)`.
+    pub first_page: PageIdx,
+    pub pages: u32,
+    pub kind: AccessKind,
 }
 
 /// What a barrier asks the runtime to do for one object access.
@@ -55,7 +130,8 @@ pub enum VisitMode {
 pub struct BarrierOutcome {
     /// Touch the object's pages (false when the policy serves the access itself).
     pub touch: bool,
-    /// Extra stall of the accessing thread (e.g. an object fault from a swap file).
+    /// Extra stall of the accessing thread (e.g. an object fault from a swap file), added to its
+    /// critical path.
     pub stall: Stall,
 }
 
@@ -66,18 +142,99 @@ impl BarrierOutcome {
     };
 }
 
-/// Policy hooks. All methods default to stock ART.
+/// Which regions and large objects a collection may collect. Dense: one flag per region and per
+/// large-object slot ([`Heap::los`]).
+#[derive(Debug, Clone, Default)]
+pub struct CollectedSet {
+    regions: Vec<bool>,
+    large: Vec<bool>,
+}
+
+impl CollectedSet {
+    /// ART's set for `kind`: sticky GCs collect the regions allocated since the last GC; full GCs
+    /// every used region and every large object.
+    pub fn stock(heap: &Heap, kind: GcKind) -> Self {
+        let full = !kind.is_sticky();
+        CollectedSet {
+            regions: heap
+                .regions
+                .iter()
+                .map(|r| r.state == crate::heap::RegionState::Used && (full || r.young))
+                .collect(),
+            large: heap.los.iter().map(|s| full && s.obj != crate::NULL).collect(),
+        }
+    }
+
+    /// Whether region `r` is collected.
+    #[inline(always)]
+    pub fn region(&self, r: u32) -> bool {
+        self.regions.get(r as usize).copied().unwrap_or(false)
+    }
+
+    /// Collect region `r` or keep it whole (a free region is never collected).
+    pub fn set_region(&mut self, r: u32, collect: bool) {
+        if let Some(x) = self.regions.get_mut(r as usize) {
+            *x = collect;
+        }
+    }
+
+    /// Whether the large object in slot `s` of [`Heap::los`] is collected.
+    #[inline(always)]
+    pub fn large(&self, s: u32) -> bool {
+        self.large.get(s as usize).copied().unwrap_or(false)
+    }
+
+    /// Collect the large object in slot `s` or keep it.
+    pub fn set_large(&mut self, s: u32, collect: bool) {
+        if let Some(x) = self.large.get_mut(s as usize) {
+            *x = collect;
+        }
+    }
+
+    /// Whether every used region and every large object is collected.
+    pub(crate) fn is_everything(&self, heap: &Heap) -> bool {
+        heap.regions
+            .iter()
+            .zip(&self.regions)
+            .all(|(r, &c)| c || r.state != crate::heap::RegionState::Used)
+            && heap
+                .los
+                .iter()
+                .zip(&self.large)
+                .all(|(s, &c)| c || s.obj == crate::NULL)
+    }
+}
+
+/// What [`RuntimeHooks::after_gc`] asks of the runtime once it returns.
+#[derive(Debug, Clone, Default)]
+pub struct AfterGc {
+    /// Page hints `(first_page, n, advice)` applied in order through the backing by the GC thread
+    /// (their stalls add to the GC's duration).
+    pub hints: Vec<(PageIdx, u32, Advice)>,
+    /// Extra GC-thread time (e.g. writing objects out), added to the GC's duration.
+    pub gc_stall: Stall,
+    /// A stop-the-world pause of the main thread, added to [`GcStats::pause_ns`] (the main thread
+    /// pays it like the flip pause).
+    pub pause_ns: Nanos,
+}
+
+/// Policy hooks. All methods default to stock ART. See the module docs for when each is called.
 pub trait RuntimeHooks {
     /// Pick the collector for a GC with `cause`; `proposed` is ART's choice (`next_gc_type_` for
     /// background/alloc GCs; a compacting full GC for transitions).
-    fn choose_gc(&mut self, _heap: &Heap, _cause: GcCause, proposed: GcKind) -> GcKind {
+    fn choose_gc(&mut self, _cx: &mut HookCx, _heap: &Heap, _cause: GcCause, proposed: GcKind) -> GcKind {
         proposed
     }
 
-    /// Called when the app changes state. Return `Some((delay, kind))` to schedule a GC after
-    /// `delay` (cancelled if the state changes again first). Stock ART: going to the background
-    /// requests a collector transition (a compacting CC full GC) after 5 s.
-    fn on_state_change(&mut self, _heap: &Heap, _now: Nanos, foreground: bool) -> Option<(Nanos, GcKind)> {
+    /// Called when the app changes state (`cx.now`). Return `Some((delay, kind))` to schedule a GC
+    /// after `delay` (cancelled if the state changes again first). Stock ART: going to the
+    /// background requests a collector transition (a compacting CC full GC) after 5 s.
+    fn on_state_change(
+        &mut self,
+        _cx: &mut HookCx,
+        _heap: &Heap,
+        foreground: bool,
+    ) -> Option<(Nanos, GcKind)> {
         if foreground {
             None
         } else {
@@ -85,15 +242,28 @@ pub trait RuntimeHooks {
         }
     }
 
+    /// The policy's next periodic collection: `(due time, kind)`, run with [`GcCause::Policy`].
+    /// Stock: none.
+    fn next_task(&mut self, _cx: &mut HookCx, _heap: &Heap, _foreground: bool) -> Option<(Nanos, GcKind)> {
+        None
+    }
+
+    /// Which regions and large objects this collection may collect; `set` starts as ART's
+    /// ([`CollectedSet::stock`]).
+    fn collected_set(&mut self, _cx: &mut HookCx, _heap: &Heap, _kind: GcKind, _set: &mut CollectedSet) {}
+
     /// Trace order for a collection.
     fn trace_order(&self, _kind: GcKind) -> TraceOrder {
         TraceOrder::Dfs
     }
 
-    /// Whether region `r` (a candidate of this collection) is evacuated; `default` is ART's rule.
-    fn evacuate(&mut self, _heap: &Heap, _r: u32, _kind: GcKind, default: bool) -> bool {
+    /// Whether collected region `r` is evacuated; `default` is ART's rule.
+    fn evacuate(&mut self, _cx: &mut HookCx, _heap: &Heap, _r: u32, _kind: GcKind, default: bool) -> bool {
         default
     }
+
+    /// Extra roots for a collection (e.g. objects on dirty cards of a policy's card table).
+    fn extra_roots(&mut self, _cx: &mut HookCx, _heap: &Heap, _kind: GcKind, _out: &mut Vec<ObjId>) {}
 
     /// How to visit a marked object.
     #[inline(always)]
@@ -105,34 +275,45 @@ pub trait RuntimeHooks {
     /// region allocated since the last GC (Fleet's FYO flag). The policy may update `meta`; it
     /// returns the destination group for the copy (0 = default to-space).
     #[inline(always)]
-    fn on_mark(&mut self, _obj: &ObjView, _depth: u32, _young: bool, _meta: &mut u8) -> u8 {
+    fn on_mark(&mut self, _obj: &ObjView, _depth: u32, _young: bool, _meta: &mut Meta) -> u8 {
         0
     }
 
-    /// Extra roots for a collection (e.g. objects on dirty cards of a policy's card table).
-    fn extra_roots(&mut self, _heap: &Heap, _kind: GcKind, _out: &mut Vec<crate::heap::ObjId>) {}
+    /// Alignment in bytes (a power of two, at least 8) of objects copied into destination group
+    /// `group`; asked once per group and collection. `PAGE_SIZE` makes every copy start a page.
+    fn group_alignment(&self, _group: u8) -> u32 {
+        OBJECT_ALIGNMENT
+    }
+
+    /// Whether the runtime calls [`Self::on_alloc`] and [`Self::on_free`]. Asked once per
+    /// allocation and once per collection; default `false` (no per-object calls at all).
+    fn object_events(&self) -> bool {
+        false
+    }
+
+    /// A mutator allocated `obj`; the policy may set its metadata bits.
+    #[inline(always)]
+    fn on_alloc(&mut self, _obj: &ObjView, _meta: &mut Meta) {}
+
+    /// A collection is about to free `obj` (its id will be reused).
+    #[inline(always)]
+    fn on_free(&mut self, _obj: &ObjView) {}
 
     /// Read/write barrier on an app access of an object, with its metadata bits.
     #[inline(always)]
-    fn barrier(&mut self, _obj: &ObjView, _meta: &mut u8, _write: bool) -> BarrierOutcome {
+    fn barrier(&mut self, _access: &Access, _meta: &mut Meta) -> BarrierOutcome {
         BarrierOutcome::TOUCH
     }
 
-    /// After a collection (runtime → kernel hints). Returns the stall of the GC thread.
-    fn after_gc(
-        &mut self,
-        _heap: &Heap,
-        _stats: &GcStats,
-        _now: Nanos,
-        _backing: &mut dyn PageBacking,
-    ) -> Stall {
-        Stall::ZERO
-    }
+    /// After a collection (at `cx.now` = its end): push page hints, GC-thread time or a main-thread
+    /// pause into `out`; the runtime applies them after this returns.
+    fn after_gc(&mut self, _cx: &mut HookCx, _heap: &Heap, _stats: &GcStats, _out: &mut AfterGc) {}
 
     /// Whether these hooks behave exactly as stock ART during a trace ([`Self::visit_mode`] is
     /// always [`VisitMode::Normal`], [`Self::on_mark`] returns group 0 and leaves `meta` alone), so
-    /// the collector may trace full GCs with a specialised loop that does not call them. Default
-    /// `false`; only override it with `true` when both methods keep their defaults.
+    /// the collector may trace full GCs that collect everything with a specialised loop that does
+    /// not call them. Default `false`; only override it with `true` when both methods keep their
+    /// defaults.
     fn is_stock(&self) -> bool {
         false
     }
@@ -145,42 +326,5 @@ pub struct StockArt;
 impl RuntimeHooks for StockArt {
     fn is_stock(&self) -> bool {
         true
-    }
-}
-
-/// A boxed policy forwards every hook (the framework holds each app's hooks as a trait object).
-impl RuntimeHooks for Box<dyn RuntimeHooks> {
-    fn choose_gc(&mut self, heap: &Heap, cause: GcCause, proposed: GcKind) -> GcKind {
-        (**self).choose_gc(heap, cause, proposed)
-    }
-    fn on_state_change(&mut self, heap: &Heap, now: Nanos, foreground: bool) -> Option<(Nanos, GcKind)> {
-        (**self).on_state_change(heap, now, foreground)
-    }
-    fn trace_order(&self, kind: GcKind) -> TraceOrder {
-        (**self).trace_order(kind)
-    }
-    fn evacuate(&mut self, heap: &Heap, r: u32, kind: GcKind, default: bool) -> bool {
-        (**self).evacuate(heap, r, kind, default)
-    }
-    #[inline(always)]
-    fn visit_mode(&mut self, obj: &ObjView) -> VisitMode {
-        (**self).visit_mode(obj)
-    }
-    #[inline(always)]
-    fn on_mark(&mut self, obj: &ObjView, depth: u32, young: bool, meta: &mut u8) -> u8 {
-        (**self).on_mark(obj, depth, young, meta)
-    }
-    fn extra_roots(&mut self, heap: &Heap, kind: GcKind, out: &mut Vec<crate::heap::ObjId>) {
-        (**self).extra_roots(heap, kind, out)
-    }
-    #[inline(always)]
-    fn barrier(&mut self, obj: &ObjView, meta: &mut u8, write: bool) -> BarrierOutcome {
-        (**self).barrier(obj, meta, write)
-    }
-    fn after_gc(&mut self, heap: &Heap, stats: &GcStats, now: Nanos, backing: &mut dyn PageBacking) -> Stall {
-        (**self).after_gc(heap, stats, now, backing)
-    }
-    fn is_stock(&self) -> bool {
-        (**self).is_stock()
     }
 }

@@ -34,22 +34,43 @@ pub use app::{JavaApp, JavaModel, JavaParams};
 pub use backing::{MockBacking, NullBacking, PageBacking};
 pub use blueprint::Blueprint;
 pub use gc::{GcCause, GcCosts, GcKind, GcStats};
-pub use heap::{ClassId, ClassKind, Heap, HeapConfig, HeapError, ObjId, NULL};
-pub use hooks::{RuntimeHooks, StockArt};
+pub use heap::{ClassId, ClassKind, Heap, HeapConfig, HeapError, Meta, ObjId, NULL};
+pub use hooks::{Access, AccessKind, AfterGc, BarrierOutcome, CollectedSet, RuntimeHooks, StockArt};
 
-use engine::{Actor, CpuLedger, Nanos, Stall};
+use engine::{Actor, CpuLedger, HookCx, Nanos, Stall, Timers};
 
-/// One app's runtime: its heap, the policy hooks, GC costs and the pending collector transition.
-/// This is the step API the framework drives.
-#[derive(Debug)]
-pub struct Runtime<H: RuntimeHooks = StockArt> {
+/// One app's runtime: its heap, the policy hooks, GC costs, the GCs scheduled by the policy and
+/// the policy's timer requests. This is the step API the framework drives.
+///
+/// `H` may be unsized (`Runtime<dyn RuntimeHooks>`, as `JavaApp` holds it): the hooks are boxed
+/// and the collector is generic over `H: ?Sized`, so every hook reaches the policy itself.
+pub struct Runtime<H: RuntimeHooks + ?Sized = StockArt> {
     pub heap: Heap,
-    pub hooks: H,
+    pub hooks: Box<H>,
     pub costs: GcCosts,
     /// A GC scheduled by [`RuntimeHooks::on_state_change`] (due time, kind).
     pub pending: Option<(Nanos, GcKind)>,
+    /// The policy's next periodic task ([`RuntimeHooks::next_task`]): due time, kind.
+    pub task: Option<(Nanos, GcKind)>,
+    /// Timers the hooks scheduled through their [`HookCx`]; the framework drains them after each
+    /// call into the runtime (each fires the policy's `on_timer(token)`).
+    pub timers: Timers,
+    /// Whether [`RuntimeHooks::next_task`] was asked yet (it is first asked at the first
+    /// allocation).
+    task_asked: bool,
     /// Every collection run so far (kept small: one `GcStats` per GC).
     pub history: Vec<GcStats>,
+}
+
+impl<H: RuntimeHooks + ?Sized> std::fmt::Debug for Runtime<H> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runtime")
+            .field("pid", &self.heap.pid)
+            .field("pending", &self.pending)
+            .field("task", &self.task)
+            .field("gcs", &self.history.len())
+            .finish()
+    }
 }
 
 /// Cost of one mutator step for the main thread.
@@ -73,11 +94,21 @@ impl StepCost {
 
 impl<H: RuntimeHooks> Runtime<H> {
     pub fn new(pid: u32, config: HeapConfig, hooks: H) -> Self {
+        Runtime::boxed(pid, config, Box::new(hooks))
+    }
+}
+
+impl<H: RuntimeHooks + ?Sized> Runtime<H> {
+    /// A runtime with boxed (possibly unsized) hooks.
+    pub fn boxed(pid: u32, config: HeapConfig, hooks: Box<H>) -> Self {
         Self {
             heap: Heap::new(pid, config),
             hooks,
             costs: GcCosts::default(),
             pending: None,
+            task: None,
+            timers: Timers::default(),
+            task_asked: false,
             history: Vec::new(),
         }
     }
@@ -86,7 +117,16 @@ impl<H: RuntimeHooks> Runtime<H> {
         self.heap.pid
     }
 
+    /// When the next scheduled GC (state-change GC or policy task) is due, if any.
+    pub fn next_due(&self) -> Option<Nanos> {
+        match (self.pending, self.task) {
+            (Some(a), Some(b)) => Some(a.0.min(b.0)),
+            (a, b) => a.or(b).map(|x| x.0),
+        }
+    }
+
     /// Run a collection now (on the GC thread). The flip pause is the main thread's stall.
+    /// Afterwards the policy is asked for its next task.
     pub fn collect(
         &mut self,
         now: Nanos,
@@ -95,19 +135,30 @@ impl<H: RuntimeHooks> Runtime<H> {
         backing: &mut dyn PageBacking,
         ledger: &mut CpuLedger,
     ) -> GcStats {
+        let pid = self.heap.pid;
+        let mut cx = HookCx::new(now, Actor::AppGc(pid), ledger, &mut self.timers);
         let proposed = kind.unwrap_or_else(|| gc::proposed_kind(&self.heap));
-        let kind = self.hooks.choose_gc(&self.heap, cause, proposed);
-        let st = gc::collect(
+        let kind = self.hooks.choose_gc(&mut cx, &self.heap, cause, proposed);
+        let mut st = gc::collect(
             &mut self.heap,
-            &mut self.hooks,
+            &mut *self.hooks,
             kind,
-            now,
+            &mut cx,
             backing,
-            ledger,
             &self.costs,
         );
+        st.cause = cause;
         self.history.push(st);
+        self.ask_next_task(now + st.duration_ns, Actor::AppGc(pid), ledger);
         st
+    }
+
+    /// Ask the policy for its next periodic task.
+    fn ask_next_task(&mut self, now: Nanos, actor: Actor, ledger: &mut CpuLedger) {
+        self.task_asked = true;
+        let mut cx = HookCx::new(now, actor, ledger, &mut self.timers);
+        let fg = self.heap.foreground;
+        self.task = self.hooks.next_task(&mut cx, &self.heap, fg);
     }
 
     /// Allocate on the main thread. Crossing `concurrent_start_bytes` runs a concurrent GC (the main
@@ -124,6 +175,9 @@ impl<H: RuntimeHooks> Runtime<H> {
         ledger: &mut CpuLedger,
     ) -> Result<(ObjId, StepCost), HeapError> {
         let actor = Actor::AppMain(self.heap.pid);
+        if !self.task_asked {
+            self.ask_next_task(now, actor, ledger);
+        }
         let mut cost = StepCost::default();
         let a = match self.heap.alloc(now, actor, class, size, nrefs, backing) {
             Ok(a) => a,
@@ -145,6 +199,12 @@ impl<H: RuntimeHooks> Runtime<H> {
             }
             Err(e) => return Err(e),
         };
+        if self.hooks.object_events() {
+            let view = self.heap.view(a.id);
+            let mut meta = view.meta;
+            self.hooks.on_alloc(&view, &mut meta);
+            self.heap.recs[a.id as usize].meta = meta;
+        }
         cost.main_stall.add(a.stall);
         if a.trigger == heap::Trigger::Concurrent {
             // The new object is referenced from the allocating thread's stack: a root for this GC.
@@ -160,27 +220,38 @@ impl<H: RuntimeHooks> Runtime<H> {
         Ok((a.id, cost))
     }
 
-    /// The app changed state (foreground = jank perceptible). Schedules the policy's GC (stock:
-    /// background compaction after 5 s); a pending one is cancelled.
-    pub fn set_foreground(&mut self, now: Nanos, foreground: bool) {
+    /// The app changed state (foreground = jank perceptible) at `now`. Schedules the policy's GC
+    /// (stock: background compaction after 5 s; a pending one is cancelled) and asks for its next
+    /// task. Hook CPU goes to `ledger` (main thread).
+    pub fn set_foreground(&mut self, now: Nanos, foreground: bool, ledger: &mut CpuLedger) {
         self.heap.foreground = foreground;
+        let mut cx = HookCx::new(now, Actor::AppMain(self.heap.pid), ledger, &mut self.timers);
         self.pending = self
             .hooks
-            .on_state_change(&self.heap, now, foreground)
+            .on_state_change(&mut cx, &self.heap, foreground)
             .map(|(d, k)| (now + d, k));
+        self.ask_next_task(now, Actor::AppMain(self.heap.pid), ledger);
     }
 
-    /// Run a scheduled GC if it is due at `now`.
+    /// Run a scheduled GC if one is due at `now`: the state-change GC (cause
+    /// [`GcCause::Transition`]) or else the policy's task ([`GcCause::Policy`]); at most one per
+    /// call, the earlier first.
     pub fn tick(
         &mut self,
         now: Nanos,
         backing: &mut dyn PageBacking,
         ledger: &mut CpuLedger,
     ) -> Option<GcStats> {
-        match self.pending {
-            Some((due, kind)) if due <= now => {
+        let pending = self.pending.filter(|p| p.0 <= now);
+        let task = self.task.filter(|p| p.0 <= now);
+        match (pending, task) {
+            (Some((due, kind)), t) if t.is_none_or(|t| due <= t.0) => {
                 self.pending = None;
                 Some(self.collect(due, GcCause::Transition, Some(kind), backing, ledger))
+            }
+            (_, Some((due, kind))) => {
+                self.task = None;
+                Some(self.collect(due, GcCause::Policy, Some(kind), backing, ledger))
             }
             _ => None,
         }
@@ -198,7 +269,7 @@ impl<H: RuntimeHooks> Runtime<H> {
     ) -> AccessStats {
         access::access(
             &mut self.heap,
-            &mut self.hooks,
+            &mut *self.hooks,
             now,
             actor,
             objs,
@@ -220,7 +291,7 @@ impl<H: RuntimeHooks> Runtime<H> {
         let actor = Actor::AppMain(self.heap.pid);
         access::write_ref(
             &mut self.heap,
-            &mut self.hooks,
+            &mut *self.hooks,
             now,
             actor,
             src,

@@ -3,12 +3,28 @@
 use engine::{Actor, Category, CpuLedger, RngStreams};
 use rand::Rng;
 use runtime::backing::{MockBacking, MockPage, NullBacking};
-use runtime::gc::{collect, GcCosts, GcKind};
+use runtime::gc::{GcCosts, GcKind};
 use runtime::gen::{generate, GraphSpec};
 use runtime::heap::{ClassKind, Heap, HeapConfig, ObjId, NULL};
 use runtime::hooks::{RuntimeHooks, StockArt, TraceOrder};
 use runtime::{GcCause, Runtime, Span};
 use std::collections::BTreeMap;
+
+/// [`runtime::gc::collect`] at `now` on the GC thread, charging `ledger` (timers dropped).
+#[allow(dead_code)]
+fn collect<H: runtime::RuntimeHooks + ?Sized>(
+    heap: &mut runtime::Heap,
+    hooks: &mut H,
+    kind: runtime::GcKind,
+    now: u64,
+    backing: &mut dyn runtime::PageBacking,
+    ledger: &mut engine::CpuLedger,
+    costs: &runtime::GcCosts,
+) -> runtime::GcStats {
+    let mut timers = engine::Timers::default();
+    let mut cx = engine::HookCx::new(now, engine::Actor::AppGc(heap.pid), ledger, &mut timers);
+    runtime::gc::collect(heap, hooks, kind, &mut cx, backing, costs)
+}
 
 /// Reachable objects from the roots, each with its (class, size) and its references as indices in
 /// a canonical BFS numbering; equal results mean isomorphic reachable graphs (with labels).
@@ -299,12 +315,12 @@ fn background_transition_compacts_after_five_seconds() {
     let mut rt = Runtime::new(3, HeapConfig::default(), StockArt);
     let mut b = NullBacking::default();
     let mut l = CpuLedger::default();
-    rt.set_foreground(0, false);
+    rt.set_foreground(0, false, &mut l);
     assert!(rt.tick(4_999_999_999, &mut b, &mut l).is_none());
     let st = rt.tick(5_000_000_000, &mut b, &mut l).expect("transition GC");
     assert!(st.compacting);
-    rt.set_foreground(6_000_000_000, false);
-    rt.set_foreground(7_000_000_000, true);
+    rt.set_foreground(6_000_000_000, false, &mut l);
+    rt.set_foreground(7_000_000_000, true, &mut l);
     assert!(
         rt.tick(20_000_000_000, &mut b, &mut l).is_none(),
         "returning to foreground cancels"
@@ -317,7 +333,13 @@ impl RuntimeHooks for Grouping {
     fn trace_order(&self, _k: GcKind) -> TraceOrder {
         TraceOrder::Bfs
     }
-    fn on_mark(&mut self, _o: &runtime::heap::ObjView, depth: u32, _young: bool, _meta: &mut u8) -> u8 {
+    fn on_mark(
+        &mut self,
+        _o: &runtime::heap::ObjView,
+        depth: u32,
+        _young: bool,
+        _meta: &mut runtime::Meta,
+    ) -> u8 {
         u8::from(depth < 2)
     }
 }

@@ -51,7 +51,7 @@ impl Simulation {
         // then the resumed activity allocates (GC pauses land on the launch).
         let launch_alloc = self.apps[app].java.params.launch_alloc_bytes as f64;
         let start = self.with_java(app, now, |j, k, l| {
-            j.set_foreground(now, true);
+            j.set_foreground(now, true, l);
             let gcs = j.rt.history.len();
             let c = j.alloc_garbage(now, launch_alloc, k, l);
             let new = &j.rt.history[gcs..];
@@ -191,7 +191,7 @@ impl Simulation {
         let gen = r.gen;
         self.set_adj(app, PREVIOUS_APP_ADJ);
         // ART hears the process state change (stock: a compacting GC 5 s later).
-        self.with_java(app, now, |j, _, _| j.set_foreground(now, false));
+        self.with_java(app, now, |j, _, l| j.set_foreground(now, false, l));
         let view = self.view(app, now);
         self.framework_hook(now, Actor::Kernel, |h, k| h.on_background(k, &view));
         self.q
