@@ -15,7 +15,13 @@
 //! `SWAP_CLUSTER_MAX`; swap readahead of `2^page-cluster` slots (skipped for synchronous devices
 //! such as zram); file read-around of `read_ahead_kb`; workingset refault detection by refault
 //! distance; PSI memory some/full stall totals; compaction for high-order allocations; the OOM
-//! killer as a last resort.
+//! killer as a last resort; `mlock` (unevictable list); the swap cache (a resident page keeping a
+//! clean copy on a swap device); `/sys/kernel/mm/page_idle`; zram idle ageing and writeback.
+//!
+//! Layout: `fault.rs` (access, faults, swap-in, file read), `alloc.rs` (frames, high order,
+//! compaction, I/O buffers, migration), `kswapd.rs` (kswapd, direct reclaim, OOM), `reclaim.rs`
+//! (the LRU walk, swap-out, PAGEOUT), `madvise.rs`, `swapcache.rs`, `invariants.rs`, and
+//! [`facade`] (the narrow, queued kernel view for framework-level policy code).
 //!
 //! Simplified: one NUMA node and one zone; no per-cpu page lists; a page belongs to one process;
 //! dirty file pages are written back synchronously with reclaim (async I/O on the flash queue);
