@@ -121,9 +121,7 @@ impl FrameworkHooks for Recorder {
     }
     fn on_background(&mut self, k: &mut PolicyKernel, app: &AppView) {
         self.log.borrow_mut().push(Call::Background(app.app, k.now()));
-        self.native
-            .borrow_mut()
-            .push((app.native_first, app.native_pages));
+        self.native.borrow_mut()[app.app] = (app.native_first, app.native_pages);
         let at = k.now() + NS_PER_SEC;
         k.cx().schedule(at, app.app as u64);
     }
@@ -141,6 +139,10 @@ impl FrameworkHooks for Recorder {
 }
 
 fn run(hooks: Box<dyn FrameworkHooks>) -> SimOutput {
+    run_with(hooks, framework::stock_runtime())
+}
+
+fn run_with(hooks: Box<dyn FrameworkHooks>, runtime: framework::RuntimeHooksFactory) -> SimOutput {
     let device = device::DeviceProfile::builtin("pixel3").unwrap();
     let mut contents = ContentStore::new();
     let range = contents.append_synthetic(&SynthMix::default(), 512, 1);
@@ -181,7 +183,7 @@ fn run(hooks: Box<dyn FrameworkHooks>) -> SimOutput {
         90 * s,
         StackHooks {
             framework: hooks,
-            runtime: framework::stock_runtime(),
+            runtime,
         },
     )
     .unwrap();
@@ -192,11 +194,30 @@ fn run(hooks: Box<dyn FrameworkHooks>) -> SimOutput {
 fn every_framework_hook_fires_at_its_documented_time() {
     let log = Rc::new(RefCell::new(Vec::new()));
     let java_ranges_seen = Rc::new(RefCell::new(0));
-    let out = run(Box::new(Recorder {
-        log: log.clone(),
-        native: Rc::new(RefCell::new(Vec::new())),
-        java_ranges_seen: java_ranges_seen.clone(),
-    }));
+    // The runtime hooks of app 1 ask for a timer 2 s after it leaves the foreground: it reaches the
+    // policy's framework `on_timer` like the framework's own timers.
+    struct TimerArt(usize);
+    impl runtime::RuntimeHooks for TimerArt {
+        fn on_state_change(
+            &mut self,
+            cx: &mut engine::HookCx,
+            _heap: &runtime::Heap,
+            foreground: bool,
+        ) -> Option<(Nanos, runtime::GcKind)> {
+            if !foreground && self.0 == 1 {
+                cx.schedule(cx.now + 2 * NS_PER_SEC, 100);
+            }
+            runtime::StockArt.on_state_change(cx, _heap, foreground)
+        }
+    }
+    let out = run_with(
+        Box::new(Recorder {
+            log: log.clone(),
+            native: Rc::new(RefCell::new(vec![(0, 0); 101])),
+            java_ranges_seen: java_ranges_seen.clone(),
+        }),
+        Box::new(|app| Box::new(TimerArt(app))),
+    );
     let log = log.borrow();
     let s = NS_PER_SEC;
     // Launch starts: cold launches after process creation, the hot launch at the user's action.
@@ -234,6 +255,10 @@ fn every_framework_hook_fires_at_its_documented_time() {
     assert!(log.contains(&Call::Timer(1, 41 * s)));
     assert!(log.contains(&Call::Background(0, 60 * s)));
     assert!(log.contains(&Call::Killed(1)));
+    assert!(
+        log.contains(&Call::Timer(100, 42 * s)),
+        "runtime hooks' timers fire too: {log:?}"
+    );
     // The queued PAGEOUT was applied; the policy's CPU was charged.
     assert!(
         out.kernel.vmstat.madvise_pageout_pages >= 2 * 2048,

@@ -371,6 +371,7 @@ pub fn policy_result(policy: &str, out: &SimOutput) -> PolicyResult {
                     .get(g.app as usize)
                     .map_or_else(String::new, |a| a.app.clone()),
                 state: g.state.name().to_string(),
+                cause: g.cause.name().to_string(),
                 kind: if g.sticky { "sticky" } else { "full" }.to_string(),
                 compacting: g.compacting,
                 objects_visited: g.visits,

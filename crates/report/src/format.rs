@@ -406,6 +406,7 @@ pub const GC_COLUMNS: &[GcColumn] = &[
     ("t_s", |g| Cell::Num(g.t_s, 3)),
     ("app", |g| Cell::Text(g.app.clone())),
     ("state", |g| Cell::Text(g.state.clone())),
+    ("cause", |g| Cell::Text(g.cause.clone())),
     ("kind", |g| Cell::Text(g.kind.clone())),
     ("compacting", |g| Cell::Int(g.compacting as u64)),
     ("objects_visited", |g| Cell::Int(g.objects_visited)),

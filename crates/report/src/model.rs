@@ -137,6 +137,10 @@ pub struct GcRow {
     /// State of the app when the GC started: `foreground`, `transition` or `background` (a GC
     /// during a hot launch counts as `background`; see `gc.launch_collections`).
     pub state: String,
+    /// Why it ran: `background` (heap threshold), `alloc` (blocking), `explicit`, `transition`
+    /// (collector transition after leaving the foreground) or `policy` (a policy's periodic task).
+    #[serde(default)]
+    pub cause: String,
     /// `sticky` or `full`.
     pub kind: String,
     pub compacting: bool,

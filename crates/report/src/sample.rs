@@ -163,6 +163,7 @@ fn policy(rng: &mut Rng, name: &str, slow: f64, swap: bool, samples: usize, seco
             t_s: round3(seconds * i as f64 / 12.0),
             app: APPS[i % APPS.len()].to_string(),
             state: ["foreground", "transition", "background"][i % 3].to_string(),
+            cause: if i % 3 == 1 { "transition" } else { "background" }.to_string(),
             kind: if i % 4 == 0 { "full" } else { "sticky" }.to_string(),
             compacting: i % 4 == 0,
             objects_visited: 50_000 + 10_000 * (i as u64 % 5),

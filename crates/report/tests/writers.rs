@@ -193,10 +193,10 @@ fn csv_files_have_headers_and_rows() {
         let lines: Vec<&str> = s.lines().collect();
         assert_eq!(
             lines[0],
-            "t_s,app,state,kind,compacting,objects_visited,mb_copied,pages_touched,cpu_ms,fault_stall_ms,pause_ms"
+            "t_s,app,state,cause,kind,compacting,objects_visited,mb_copied,pages_touched,cpu_ms,fault_stall_ms,pause_ms"
         );
         assert_eq!(lines.len(), 1 + p.gcs.len());
-        assert!(lines.iter().all(|l| l.split(',').count() == 11));
+        assert!(lines.iter().all(|l| l.split(',').count() == 12));
     }
 
     let s = std::fs::read_to_string(dir.join("per_app.csv")).unwrap();

@@ -118,6 +118,19 @@ pub enum GcCause {
     Policy,
 }
 
+impl GcCause {
+    /// Lower-case name used in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            GcCause::Background => "background",
+            GcCause::Alloc => "alloc",
+            GcCause::Explicit => "explicit",
+            GcCause::Transition => "transition",
+            GcCause::Policy => "policy",
+        }
+    }
+}
+
 /// Cost constants (see module docs for sources and reasoning).
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct GcCosts {

@@ -19,11 +19,16 @@ impl Simulation {
         let mut ledger = engine::CpuLedger::default();
         let out = f(japp, &mut self.k, &mut ledger);
         self.k.cpu.absorb(&ledger);
+        // Timers the app's runtime hooks asked for go to the same queue as the kernel's.
+        for (at, token) in japp.rt.timers.drain() {
+            self.k.timers.schedule(at, token);
+        }
         self.gcs
             .extend(japp.rt.history[gcs_before..].iter().map(|g| GcRecord {
                 t: g.start,
                 app: app as u32,
                 state,
+                cause: g.cause,
                 sticky: g.sticky,
                 compacting: g.compacting,
                 visits: g.visits,

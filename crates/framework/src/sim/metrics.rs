@@ -74,6 +74,7 @@ pub struct GcRecord {
     pub t: Nanos,
     pub app: u32,
     pub state: AppState,
+    pub cause: runtime::GcCause,
     pub sticky: bool,
     pub compacting: bool,
     /// Objects the collector visited.

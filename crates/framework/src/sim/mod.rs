@@ -320,6 +320,7 @@ impl Simulation {
         let sys_pages = device.system_reserve_pages() as u32;
         if sys_pages > 0 {
             let pid = k.spawn("system_server", SYSTEM_ADJ, 128);
+            k.set_proc_class(pid, ProcClass::Persistent);
             let src = ContentSource {
                 base: apps.first().map_or(0, |a| a.content_base),
                 len: 64,
