@@ -13,9 +13,10 @@
 //! - [`ReclaimHook::lruvec_order`]: at the start of every reclaim pass (each kswapd step, each
 //!   priority of a direct reclaim), at the reclaimer's time, with a [`ScanControl`] and a
 //!   [`ProcView`] per live process; returns the order in which processes' LRUs are scanned.
-//! - [`ReclaimHook::shrink`]: right after `lruvec_order`, BEFORE the LRU walk: pages the policy
-//!   wants reclaimed now. The kernel reclaims exactly those (resident, not mlocked; anon only while
-//!   a swap device has room) and skips the LRU walk of a direct reclaim that got enough.
+//! - [`Shrinker::shrink`] of every registered shrinker, in order: right after `lruvec_order`,
+//!   BEFORE the LRU walk: pages the policy wants reclaimed now. The kernel reclaims exactly those
+//!   (resident, not mlocked; anon only while a swap device has room), stops asking shrinkers once
+//!   the pass has enough, and then skips the LRU walk.
 //! - [`ReclaimHook::inactive_verdict`]: for every page taken from the tail of an inactive list
 //!   during the walk (accessed bit sampled into the view, then cleared).
 //! - [`ReclaimHook::swap_tag`]: for every anon page about to be stored on a swap backend: by the
@@ -146,11 +147,6 @@ pub trait ReclaimHook {
         out.extend(procs[start..].iter().chain(&procs[..start]).map(|p| p.pid));
     }
 
-    /// A shrinker asked before the LRU walk: push pages to reclaim now (`want_pages` is what the
-    /// pass still needs). The kernel reclaims exactly the pushed pages that are resident and not
-    /// mlocked (anon ones only while swap has room). Default: none (stock has no such shrinker).
-    fn shrink(&mut self, _cx: &mut HookCx, _sc: &ScanControl, _want_pages: u64, _out: &mut Vec<PageIdx>) {}
-
     /// Decide about a page at the tail of an inactive list.
     fn inactive_verdict(&mut self, _cx: &mut HookCx, _sc: &ScanControl, page: &PageView) -> Verdict {
         stock_inactive_verdict(page)
@@ -160,6 +156,16 @@ pub trait ReclaimHook {
     fn swap_tag(&mut self, _cx: &mut HookCx, _page: &PageView) -> u8 {
         0
     }
+}
+
+/// A shrinker asked before the LRU walk of every reclaim pass (Linux `shrink_slab` runs every
+/// registered shrinker; here a policy registers one to release memory it can free cheaply, e.g.
+/// clean copies of saved objects or a domain's cached pages). Stock has none.
+pub trait Shrinker {
+    /// Push pages to reclaim now (`want_pages` is what the pass still needs). The kernel reclaims
+    /// exactly the pushed pages that are resident and not mlocked (anon ones only while swap has
+    /// room).
+    fn shrink(&mut self, cx: &mut HookCx, sc: &ScanControl, want_pages: u64, out: &mut Vec<PageIdx>);
 }
 
 pub trait FaultHook {
@@ -270,6 +276,8 @@ impl PlacementHook for BuddyPlacement {}
 /// The set of hooks a kernel runs with.
 pub struct KernelHooks {
     pub reclaim: Box<dyn ReclaimHook>,
+    /// Registered shrinkers, asked in order before each LRU walk until the pass has enough.
+    pub shrinkers: Vec<Box<dyn Shrinker>>,
     pub fault: Box<dyn FaultHook>,
     pub placement: Box<dyn PlacementHook>,
 }
@@ -278,6 +286,7 @@ impl Default for KernelHooks {
     fn default() -> Self {
         Self {
             reclaim: Box::new(StockReclaim),
+            shrinkers: Vec::new(),
             fault: Box::new(StockReadahead),
             placement: Box::new(BuddyPlacement),
         }

@@ -87,20 +87,23 @@ impl Kernel {
         let mut order = Vec::with_capacity(procs.len());
         let mut cx = hook_cx!(self, now, actor);
         self.hooks.reclaim.lruvec_order(&mut cx, &sc, &procs, &mut order);
-        // Shrinker first: the pages it names are reclaimed before (maybe instead of) the walk.
+        // Shrinkers first: the pages they name are reclaimed before (maybe instead of) the walk.
         let mut shrink = Vec::new();
-        self.hooks
-            .reclaim
-            .shrink(&mut cx, &sc, nr_to_reclaim, &mut shrink);
-        if !shrink.is_empty() {
-            for idx in shrink {
+        for i in 0..self.hooks.shrinkers.len() {
+            if ctx.out.reclaimed >= nr_to_reclaim {
+                break;
+            }
+            let want = nr_to_reclaim - ctx.out.reclaimed;
+            let mut cx = hook_cx!(self, now, actor);
+            self.hooks.shrinkers[i].shrink(&mut cx, &sc, want, &mut shrink);
+            for idx in shrink.drain(..) {
                 self.reclaim_one(idx, &mut ctx);
             }
             self.flush_swap_batch(&mut ctx);
-            if ctx.out.reclaimed >= nr_to_reclaim {
-                // The shrinker released enough: no LRU walk this pass (kswapd included).
-                order.clear();
-            }
+        }
+        if !self.hooks.shrinkers.is_empty() && ctx.out.reclaimed >= nr_to_reclaim {
+            // The shrinkers released enough: no LRU walk this pass (kswapd included).
+            order.clear();
         }
         let (anon_frac, denom) = self.anon_fraction(priority, ctx.may_swap);
         for pid in order {

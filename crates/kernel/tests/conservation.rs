@@ -33,7 +33,7 @@ fn swap_cache_hooks() -> KernelHooks {
         }
     }
     struct OddShrinker(PageIdx);
-    impl kernel::hooks::ReclaimHook for OddShrinker {
+    impl kernel::hooks::Shrinker for OddShrinker {
         fn shrink(
             &mut self,
             _: &mut engine::HookCx,
@@ -50,7 +50,7 @@ fn swap_cache_hooks() -> KernelHooks {
     }
     KernelHooks {
         fault: Box::new(Keep),
-        reclaim: Box::new(OddShrinker(0)),
+        shrinkers: vec![Box::new(OddShrinker(0))],
         ..KernelHooks::default()
     }
 }

@@ -104,7 +104,7 @@ struct PoolShrinker {
     passes: Rc<RefCell<Vec<ScanControl>>>,
 }
 
-impl ReclaimHook for PoolShrinker {
+impl Shrinker for PoolShrinker {
     fn shrink(&mut self, cx: &mut HookCx, sc: &ScanControl, want: u64, out: &mut Vec<PageIdx>) {
         cx.charge(100);
         self.passes.borrow_mut().push(*sc);
@@ -123,11 +123,11 @@ fn shrinker_frees_exactly_what_it_returns() {
     let given = Rc::new(RefCell::new(Vec::new()));
     let passes = Rc::new(RefCell::new(Vec::new()));
     let hooks = KernelHooks {
-        reclaim: Box::new(PoolShrinker {
+        shrinkers: vec![Box::new(PoolShrinker {
             pool: pool.clone(),
             given: given.clone(),
             passes: passes.clone(),
-        }),
+        })],
         ..KernelHooks::default()
     };
     let mut k = kernel_with(flash(65_536), hooks);

@@ -10,8 +10,8 @@
 //! never implements a layer's hook trait itself, except the framework chain (marked below), so a
 //! hook method added to a trait later cannot be silently dropped by a forwarding impl here.
 //!
-//! Simplified: shrinkers are treated as exclusive until a chained shrinker exists (Linux runs
-//! every registered shrinker; the kernel's shrinker seam is being added in parallel).
+//! Shrinkers chain like framework hooks: every claiming part's shrinkers are registered, in part
+//! order (Linux runs every registered shrinker).
 
 use crate::params::{ParamSpec, Params};
 use crate::{Policy, PolicyParts, SwapOverrides};
@@ -36,21 +36,15 @@ impl Seams {
     pub const FAULT: Seams = Seams(1 << 2);
     /// Physical frame placement (`KernelHooks::placement`).
     pub const PLACEMENT: Seams = Seams(1 << 3);
-    /// The kernel shrinker asked before the LRU walk.
+    /// Kernel shrinkers asked before the LRU walk (`KernelHooks::shrinkers`, chainable).
     pub const SHRINKER: Seams = Seams(1 << 4);
     /// Framework lifecycle hooks (chainable).
     pub const FRAMEWORK: Seams = Seams(1 << 5);
     /// Each app's managed-runtime (GC, barrier) hooks.
     pub const RUNTIME: Seams = Seams(1 << 6);
     /// Seams only one part may claim.
-    pub const EXCLUSIVE: Seams = Seams(
-        Self::SWAP_BACKENDS.0
-            | Self::RECLAIM.0
-            | Self::FAULT.0
-            | Self::PLACEMENT.0
-            | Self::SHRINKER.0
-            | Self::RUNTIME.0,
-    );
+    pub const EXCLUSIVE: Seams =
+        Seams(Self::SWAP_BACKENDS.0 | Self::RECLAIM.0 | Self::FAULT.0 | Self::PLACEMENT.0 | Self::RUNTIME.0);
     /// Every seam, with its name, in a fixed order.
     pub const ALL: [(Seams, &'static str); 7] = [
         (Self::SWAP_BACKENDS, "swap-backends"),
@@ -129,7 +123,9 @@ pub fn compose(name: &str, parts: Vec<(&str, PolicyParts)>) -> Result<PolicyPart
         if c.contains(Seams::PLACEMENT) {
             kernel.placement = k.placement;
         }
-        // Seams::SHRINKER: take `k.shrinker` here once `KernelHooks` has it.
+        if c.contains(Seams::SHRINKER) {
+            kernel.shrinkers.extend(k.shrinkers);
+        }
         if c.contains(Seams::FRAMEWORK) {
             frameworks.push(p.framework_hooks);
         }

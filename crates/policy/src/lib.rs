@@ -17,8 +17,8 @@
 //! **Composition** ([`compose`]): every [`PolicyParts`] says which seams it claims
 //! ([`PolicyParts::claims`], a [`Seams`] set); [`compose()`] assembles a policy from several
 //! parts, taking each seam from the part that claims it, rejecting an exclusive seam (swap
-//! devices, reclaim, fault, placement, shrinker, runtime hooks) claimed twice, and chaining the
-//! framework lifecycle hooks of all parts in order. [`Composed`] is a [`Policy`] built that way
+//! devices, reclaim, fault, placement, runtime hooks) claimed twice, and chaining the
+//! framework lifecycle hooks and the shrinkers of all parts in order. [`Composed`] is a [`Policy`] built that way
 //! from other policies, their parameters namespaced `<part>.<key>`:
 //!
 //! ```ignore

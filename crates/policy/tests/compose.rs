@@ -45,6 +45,7 @@ fn part(log: &Log, name: &str, claims: Seams) -> PolicyParts {
         backends: Vec::new(),
         kernel_hooks: KernelHooks {
             reclaim: Box::new(t("reclaim")),
+            shrinkers: Vec::new(),
             fault: Box::new(t("fault")),
             placement: Box::new(t("placement")),
         },
@@ -289,4 +290,42 @@ fn a_composed_policy_namespaces_and_hands_down_parameters() {
     let built = alone.build(&device, Default::default(), &p).unwrap();
     assert_eq!(built.claims, Seams::SWAP_BACKENDS);
     assert_eq!(built.backends.len(), 1, "zram");
+}
+
+#[test]
+fn shrinkers_of_every_claiming_part_are_registered_in_order() {
+    struct Named(&'static str, Log);
+    impl kernel::hooks::Shrinker for Named {
+        fn shrink(
+            &mut self,
+            _cx: &mut engine::HookCx,
+            _sc: &kernel::hooks::ScanControl,
+            _want: u64,
+            _out: &mut Vec<PageIdx>,
+        ) {
+            self.1.borrow_mut().push(self.0.to_string());
+        }
+    }
+    let log: Log = Rc::default();
+    let mut parts = Vec::new();
+    for (name, claims) in [("a", Seams::SHRINKER), ("b", Seams::NONE), ("c", Seams::SHRINKER)] {
+        let mut p = PolicyParts::stock(Vec::new());
+        p.kernel_hooks.shrinkers.push(Box::new(Named(name, log.clone())));
+        p.claims = claims;
+        parts.push((name, p));
+    }
+    let mut c = compose("chain", parts).unwrap();
+    assert!(!Seams::EXCLUSIVE.intersects(Seams::SHRINKER));
+    let (mut cpu, mut timers) = (engine::CpuLedger::default(), engine::Timers::default());
+    let mut cx = engine::HookCx::new(0, engine::Actor::Kswapd, &mut cpu, &mut timers);
+    let sc = kernel::hooks::ScanControl {
+        priority: 12,
+        kswapd: true,
+        pass: 0,
+        nr_to_reclaim: 32,
+    };
+    for s in &mut c.kernel_hooks.shrinkers {
+        s.shrink(&mut cx, &sc, 32, &mut Vec::new());
+    }
+    assert_eq!(*log.borrow(), vec!["a".to_string(), "c".to_string()]);
 }
