@@ -1,4 +1,5 @@
-//! Memory-management policies. A policy is one module here that supplies the stack's hook
+//! Memory-management policies (the hook map, with when each seam is called and a worked example,
+//! is `crates/policy/README.md`). A policy is one module here that supplies the stack's hook
 //! implementations (kernel reclaim/fault/placement hooks, framework lifecycle hooks, runtime GC and
 //! barrier hooks) and the swap
 //! devices it runs with; lower layers never know which policy runs.
