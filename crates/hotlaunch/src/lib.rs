@@ -12,6 +12,7 @@ use content::ContentStore;
 use device::DeviceProfile;
 use engine::{ms, Nanos, RngStreams, NS_PER_MS, NS_PER_SEC};
 use framework::sim::{AccessSets, AppModel, JavaModel, SimConfig, SimOutput, Simulation, UserAction};
+use hdrhistogram::Histogram;
 use kernel::Kernel;
 use policy::{ParamValue, Params, Policy, SwapOverrides};
 use rand::Rng;
@@ -360,6 +361,24 @@ pub fn policy_result(policy: &str, out: &SimOutput) -> PolicyResult {
             zram_same_pages: s.iter().map(|x| x.zram.same_pages).collect(),
             zram_huge_pages: s.iter().map(|x| x.zram.huge_pages).collect(),
             policy_cpu_ms: s.iter().map(|x| round3(ms(x.policy_cpu_ns))).collect(),
+        },
+        io_buffers: {
+            let io = &k.io_buffers;
+            let mut h = Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3).expect("histogram bounds");
+            for &ns in &io.latencies_ns {
+                h.saturating_record((ns / 1000).max(1));
+            }
+            IoBuffers {
+                allocations: io.allocations,
+                latency_ms: LatencySummary::from_histogram(&h, us),
+                blocks_by_order: io
+                    .blocks_by_order
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &n)| n > 0)
+                    .map(|(o, &n)| (o.to_string(), n))
+                    .collect(),
+            }
         },
         gcs: out
             .gcs

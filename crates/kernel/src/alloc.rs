@@ -279,6 +279,12 @@ impl Kernel {
         let cpu = bytes.div_ceil(PAGE_SIZE) * per_page;
         self.cpu.charge(actor, Category::Fault, cpu);
         buf.latency_ns = stall.ns + cpu;
+        let st = &mut self.io_buffers;
+        st.allocations += 1;
+        for &(_, order) in &buf.blocks {
+            st.blocks_by_order[order as usize] += 1;
+        }
+        st.latencies_ns.push(buf.latency_ns);
         Ok(buf)
     }
 

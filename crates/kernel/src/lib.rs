@@ -193,6 +193,17 @@ pub struct IoBuffer {
     pub latency_ns: Nanos,
 }
 
+/// I/O-buffer allocations over a run (ISMM'15 Fig. 10 order mix and Fig. 11 latency).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct IoBufferStats {
+    /// Buffers allocated.
+    pub allocations: u64,
+    /// Blocks handed out per buddy order (ION uses orders 8, 4 and 0).
+    pub blocks_by_order: [u64; NR_ORDERS],
+    /// Latency of each allocation, ns, in order.
+    pub latencies_ns: Vec<Nanos>,
+}
+
 /// Reusable buffers of the fault and swap paths (no allocation per fault or per swap batch).
 ///
 /// A path takes the whole struct with [`Kernel::take_scratch`] and gives it back with
@@ -247,6 +258,7 @@ pub struct Kernel {
     pub psi: Psi,
     pub vmstat: VmStat,
     pub integrity: Integrity,
+    pub io_buffers: IoBufferStats,
     pub cpu: CpuLedger,
     /// Timers requested by hooks ([`engine::HookCx::schedule`]); the framework drains them.
     pub timers: Timers,
@@ -322,6 +334,7 @@ impl Kernel {
             psi: Psi::default(),
             vmstat: VmStat::default(),
             integrity: Integrity::default(),
+            io_buffers: IoBufferStats::default(),
             cpu: CpuLedger::default(),
             timers: Timers::default(),
             policy_cmds: Vec::new(),

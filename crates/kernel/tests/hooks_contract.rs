@@ -672,3 +672,28 @@ fn a_chunk_planner_can_group_non_adjacent_pages_of_one_class() {
     assert_eq!(k.integrity.checksum_mismatches, 0);
     k.check_invariants().unwrap();
 }
+
+// ------------------------------------------------------------------ I/O-buffer metrics
+
+#[test]
+fn io_buffer_allocations_are_recorded_with_their_order_mix_and_latency() {
+    let mut k = kernel_with(flash(1024), KernelHooks::default());
+    let a = k.alloc_io_buffer(0, engine::Actor::Kernel, 11 << 20).unwrap();
+    let b = k.alloc_io_buffer(1_000, engine::Actor::Kernel, 70 << 10).unwrap();
+    let st = &k.io_buffers;
+    assert_eq!(st.allocations, 2);
+    assert_eq!(st.latencies_ns, vec![a.latency_ns, b.latency_ns]);
+    assert!(a.latency_ns > 0);
+    // Every block handed out is counted at its order, and they add up to the bytes asked for.
+    let pages: u64 = st.blocks_by_order.iter().enumerate().map(|(o, n)| n << o).sum();
+    assert_eq!(pages, (11 << 20) / 4096 + (70u64 << 10).div_ceil(4096));
+    assert!(
+        st.blocks_by_order[8] > 0,
+        "a fresh machine serves large blocks: {:?}",
+        st.blocks_by_order
+    );
+    assert_eq!(
+        st.blocks_by_order.iter().sum::<u64>() as usize,
+        a.blocks.len() + b.blocks.len()
+    );
+}

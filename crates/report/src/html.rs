@@ -14,7 +14,8 @@
 //! 8. plot: unusable free-space index per buddy order at the end of the run, one line per policy;
 //! 9. plot: unusable index of order 4 over time, one line per policy;
 //! 10. tables: per-app launches and latencies per policy; zram `mm_stat`, PSI, GC objects visited
-//!     per collection by app state, CPU by actor and vmstat counters.
+//!     per collection by app state, I/O-buffer allocations (latency, blocks by order), CPU by
+//!     actor and vmstat counters.
 //!
 //! Plots are drawn with `plotters` using only its SVG backend. Without the `ttf`/`ab_glyph` features
 //! plotters uses a crude text-size estimate for layout and the SVG backend emits `<text>` elements
@@ -326,6 +327,31 @@ fn details_tables(r: &RunReport) -> String {
     let labels = ["some (ms)".to_string(), "full (ms)".to_string()];
     h.push_str(&rows(&labels, &|p, i| {
         Cell::Num(if i == 0 { p.psi.some_ms } else { p.psi.full_ms }, 1)
+    }));
+
+    h.push_str("<h3>I/O buffers (ION-style allocations)</h3>\n");
+    let labels = [
+        "allocations".to_string(),
+        "latency p50 (ms)".to_string(),
+        "latency p90 (ms)".to_string(),
+        "blocks by order".to_string(),
+    ];
+    h.push_str(&rows(&labels, &|p, i| {
+        let io = &p.io_buffers;
+        let absent = io.allocations == 0;
+        match i {
+            0 => Cell::Int(io.allocations),
+            1 if !absent => Cell::Num(io.latency_ms.p50, 2),
+            2 if !absent => Cell::Num(io.latency_ms.p90, 2),
+            3 if !absent => Cell::Text(
+                io.blocks_by_order
+                    .iter()
+                    .map(|(o, n)| format!("order {o}: {n}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            ),
+            _ => Cell::Empty,
+        }
     }));
 
     h.push_str("<h3>GC objects visited per collection, by app state</h3>\n");

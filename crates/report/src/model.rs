@@ -123,9 +123,21 @@ pub struct PolicyResult {
     pub vmstat: BTreeMap<String, u64>,
     /// Sampled time series.
     pub timeseries: TimeSeries,
+    /// ION-style I/O-buffer allocations (none unless the workload allocates I/O buffers).
+    #[serde(default)]
+    pub io_buffers: IoBuffers,
     /// One row per garbage collection, in the order they ran.
     #[serde(default)]
     pub gcs: Vec<GcRow>,
+}
+
+/// I/O-buffer allocations: count, allocation latency and the blocks handed out per order.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct IoBuffers {
+    pub allocations: u64,
+    pub latency_ms: LatencySummary,
+    /// Blocks per buddy order `"0"`..`"10"` (orders with none left out).
+    pub blocks_by_order: BTreeMap<String, u64>,
 }
 
 /// One garbage collection (`gcs_<policy>.csv` row).

@@ -275,6 +275,26 @@ fn policy(rng: &mut Rng, name: &str, slow: f64, swap: bool, samples: usize, seco
         },
         vmstat,
         timeseries: ts,
+        io_buffers: IoBuffers {
+            allocations: 130,
+            latency_ms: LatencySummary::from_histogram(
+                &{
+                    let mut h = histogram();
+                    for i in 0..130u64 {
+                        h.record(400 + 50 * (i % 20) * if swap { 1 } else { 10 }).unwrap();
+                    }
+                    h
+                },
+                1000,
+            ),
+            blocks_by_order: [
+                ("0".to_string(), 900),
+                ("4".to_string(), 40),
+                ("8".to_string(), 30),
+            ]
+            .into_iter()
+            .collect(),
+        },
         gcs,
     }
 }

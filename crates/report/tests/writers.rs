@@ -275,6 +275,7 @@ fn html_is_self_contained_with_one_svg_per_plot() {
     assert_eq!(html.matches("<svg").count(), 7);
     assert_eq!(html.matches("</svg>").count(), 7);
     assert!(html.contains("GC objects visited per collection, by app state"));
+    assert!(html.contains("I/O buffers (ION-style allocations)") && html.contains("order 8: 30"));
     let without_xmlns = html.replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
     assert!(!without_xmlns.contains("http://") && !without_xmlns.contains("https://"));
     for forbidden in ["<script", "<link", "<img", "@import", "url("] {
