@@ -652,7 +652,16 @@ fn time_span(r: &RunReport) -> f64 {
     end.max(r.simulated_seconds)
 }
 
-fn cached_plot(r: &RunReport) -> PlotResult<String> {
+/// One line per policy over simulated time: `series(p)` gives the line's label and its values (one
+/// per sample; non-finite values are left out). `y`: the y range, or `None` for 0 to the data's
+/// maximum.
+fn time_series_plot(
+    r: &RunReport,
+    series: impl Fn(&PolicyResult) -> (String, Vec<f64>),
+    y: Option<(f64, f64)>,
+    y_desc: &str,
+    height: u32,
+) -> PlotResult<String> {
     let span = time_span(r);
     let (unit_name, unit) = time_axis_unit(span);
     let lines: Vec<Line> = r
@@ -660,50 +669,9 @@ fn cached_plot(r: &RunReport) -> PlotResult<String> {
         .iter()
         .enumerate()
         .map(|(i, p)| {
-            let v: Vec<f64> = p.timeseries.cached_apps.iter().map(|&c| c as f64).collect();
+            let (label, v) = series(p);
             Line {
-                label: format!(
-                    "{} (max {}, mean {:.1})",
-                    p.policy, p.cached_apps.max, p.cached_apps.mean
-                ),
-                color: policy_color(i),
-                points: time_points(&p.timeseries.t_s, &v, unit),
-                markers: false,
-            }
-        })
-        .collect();
-    let (_, ymax) = range_of(
-        lines.iter().flat_map(|l| l.points.iter().map(|p| p.1)),
-        Some(0.0),
-        0.08,
-    );
-    svg_string(&line_keys(&lines), 360, |plot| {
-        let x = RangedCoordf64::from(0.0..(span / unit).max(1e-9));
-        let x_desc = format!("simulated time ({unit_name})");
-        line_chart(&plot, "", x, (0.0, ymax), (&x_desc, "cached apps"), &lines)
-    })
-}
-
-/// Order whose unusable index is plotted over time (64 KiB blocks: ISMM'15 Fig. 2 shows stock
-/// allocation saturating for orders ≥ 4).
-const UNUSABLE_ORDER_OVER_TIME: usize = 4;
-
-fn unusable_time_plot(r: &RunReport) -> PlotResult<String> {
-    let span = time_span(r);
-    let (unit_name, unit) = time_axis_unit(span);
-    let lines: Vec<Line> = r
-        .policies
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            let v: Vec<f64> = p
-                .timeseries
-                .unusable_index
-                .iter()
-                .map(|row| row.get(UNUSABLE_ORDER_OVER_TIME).copied().unwrap_or(f64::NAN))
-                .collect();
-            Line {
-                label: p.policy.clone(),
+                label,
                 color: policy_color(i),
                 points: time_points(&p.timeseries.t_s, &v, unit)
                     .into_iter()
@@ -713,12 +681,57 @@ fn unusable_time_plot(r: &RunReport) -> PlotResult<String> {
             }
         })
         .collect();
-    svg_string(&line_keys(&lines), 300, |plot| {
+    let y = y.unwrap_or_else(|| {
+        range_of(
+            lines.iter().flat_map(|l| l.points.iter().map(|p| p.1)),
+            Some(0.0),
+            0.08,
+        )
+    });
+    svg_string(&line_keys(&lines), height, |plot| {
         let x = RangedCoordf64::from(0.0..(span / unit).max(1e-9));
         let x_desc = format!("simulated time ({unit_name})");
-        let y_desc = format!("unusable index, order {UNUSABLE_ORDER_OVER_TIME}");
-        line_chart(&plot, "", x, (0.0, 1.05), (&x_desc, &y_desc), &lines)
+        line_chart(&plot, "", x, (0.0, y.1), (&x_desc, y_desc), &lines)
     })
+}
+
+fn cached_plot(r: &RunReport) -> PlotResult<String> {
+    time_series_plot(
+        r,
+        |p| {
+            (
+                format!(
+                    "{} (max {}, mean {:.1})",
+                    p.policy, p.cached_apps.max, p.cached_apps.mean
+                ),
+                p.timeseries.cached_apps.iter().map(|&c| c as f64).collect(),
+            )
+        },
+        None,
+        "cached apps",
+        360,
+    )
+}
+
+/// Order whose unusable index is plotted over time (64 KiB blocks: ISMM'15 Fig. 2 shows stock
+/// allocation saturating for orders ≥ 4).
+const UNUSABLE_ORDER_OVER_TIME: usize = 4;
+
+fn unusable_time_plot(r: &RunReport) -> PlotResult<String> {
+    time_series_plot(
+        r,
+        |p| {
+            let v = p.timeseries.unusable_index.iter();
+            (
+                p.policy.clone(),
+                v.map(|row| row.get(UNUSABLE_ORDER_OVER_TIME).copied().unwrap_or(f64::NAN))
+                    .collect(),
+            )
+        },
+        Some((0.0, 1.05)),
+        &format!("unusable index, order {UNUSABLE_ORDER_OVER_TIME}"),
+        300,
+    )
 }
 
 fn memory_plot(r: &RunReport) -> PlotResult<String> {
