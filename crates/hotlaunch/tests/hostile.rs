@@ -220,3 +220,35 @@ fn nested_errors_are_printed_once() {
     one_line_error(&o, &["x.hlc"]);
     assert_eq!(o.stderr.matches("No such file").count(), 1, "{}", o.stderr);
 }
+
+#[test]
+fn bad_output_paths_fail_before_the_run() {
+    let d = dir("outputs");
+    let file = d.join("file");
+    std::fs::write(&file, "x").unwrap();
+    // A directory below a regular file can never be created: the run must not start.
+    let bad = file.join("out.json");
+    let t = Instant::now();
+    let o = hotlaunch(&["run", "fleet-fig2-twitter", "--json", bad.to_str().unwrap()]);
+    one_line_error(&o, &["--json", "cannot write there"]);
+    let o2 = hotlaunch(&["run", "fleet-fig2-twitter", "--report", bad.to_str().unwrap()]);
+    one_line_error(&o2, &["--report", "cannot write there"]);
+    assert!(
+        t.elapsed() < Duration::from_secs(3),
+        "the run started: {:?}",
+        t.elapsed()
+    );
+    let o = hotlaunch(&["run", "fleet-fig2-twitter", "--json", d.to_str().unwrap()]);
+    one_line_error(&o, &["--json", "is a directory"]);
+}
+
+#[test]
+fn zram_check_without_a_device_fails() {
+    let d = dir("zram");
+    let mut c = content::Corpus::default();
+    c.push(1, "p", "m", 0, &[7u8; 4096]);
+    let path = d.join("c.hlc");
+    c.write(&path).unwrap();
+    let o = hotlaunch(&["zram-check", path.to_str().unwrap(), "--device", "/dev/null"]);
+    one_line_error(&o, &["nothing compared"]);
+}

@@ -95,7 +95,7 @@ pub fn escape(s: &str) -> String {
 pub fn write_html(report: &RunReport, path: impl AsRef<Path>) -> io::Result<()> {
     let path = path.as_ref();
     crate::create_parent(path)?;
-    std::fs::write(path, to_html_string(report)?)
+    crate::write_atomic(path, to_html_string(report)?)
 }
 
 /// The HTML report as a string.
