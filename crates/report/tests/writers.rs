@@ -332,8 +332,8 @@ fn write_example_report() {
 fn file_stems_never_collide() {
     use hotlaunch_report::csv::file_stems;
     // Names that are already safe keep their stem (existing file names do not move).
-    assert_eq!(file_stems(["android", "fleet(D=3)"].into_iter())[0], "android");
-    let s = file_stems(["a/b", "a_b", "a b", "a_b"].into_iter());
+    assert_eq!(file_stems(["android", "fleet(D=3)"])[0], "android");
+    let s = file_stems(["a/b", "a_b", "a b", "a_b"]);
     assert_eq!(s[1], "a_b");
     let mut u = s.clone();
     u.sort();
