@@ -285,10 +285,7 @@ pub fn policy_result(policy: &str, out: &SimOutput) -> PolicyResult {
             max: out.cached_max(),
             mean: round3(out.cached_mean()),
         },
-        kills: Kills {
-            total: out.kills.values().sum(),
-            by_reason: out.kills.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
-        },
+        kills: Kills::from_reasons(out.kills.iter().map(|(k, v)| (k.to_string(), *v)).collect()),
         cpu_ms: CpuMs {
             by_category: k
                 .cpu

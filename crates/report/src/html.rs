@@ -171,7 +171,8 @@ fn render(r: &RunReport) -> PlotResult<String> {
         "Memory state over time",
         &memory_plot(r)?,
         "free, anon and file are RAM; swapped is the uncompressed size of swapped-out data; \
-         zram is the RAM zram uses; kernel is the system reserve.",
+         zram is the RAM zram uses; kernel is what the kernel allocates for processes (page tables, \
+         kernel stacks). The system's own reserved memory is modelled as anonymous pages and is part of anon.",
     );
     section(
         &mut h,
