@@ -289,13 +289,34 @@ impl AppProfile {
     /// relative to the file's directory.
     pub fn load(path: &Path) -> Result<Self, AppError> {
         let origin = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| AppError::Io {
-            origin: tomlerr::one_line(&origin),
-            message: tomlerr::one_line(&e.to_string()),
+        let text = engine::fsio::read_capped_string(path, engine::fsio::FileKind::App).map_err(|e| {
+            AppError::Io {
+                origin: tomlerr::one_line(&origin),
+                message: tomlerr::one_line(&e.to_string()),
+            }
         })?;
         let mut p = Self::from_toml_str(&text, &origin)?;
+        let written = p.java.heap.clone();
         p.anchor_heap_path(path);
+        p.check_heap_file(&written, &text, &origin)?;
         Ok(p)
+    }
+
+    /// A `java.heap` that is not a built-in heap must name an existing file: a misspelt built-in
+    /// (`fleet-4096`) is reported as such, at its line, rather than as a missing dump later.
+    fn check_heap_file(&self, written: &str, text: &str, origin: &str) -> Result<(), AppError> {
+        match self.java.hprof_path() {
+            Some(h) if std::fs::metadata(h).is_err() => Err(Validator { text, origin }.err(
+                "java",
+                "heap",
+                &format!(
+                    "one of {} or the path of an existing .hprof file",
+                    BUILTIN_HEAPS.join(", ")
+                ),
+                &format!("{written:?} (no such file: {})", h.display()),
+            )),
+            _ => Ok(()),
+        }
     }
 
     /// Make a relative HPROF path in `java.heap` relative to the directory of `profile_path`.
@@ -326,10 +347,12 @@ impl AppProfile {
         if builtin_toml(name_or_path).is_some() {
             return Self::builtin(name_or_path);
         }
-        match std::fs::read_to_string(name_or_path) {
+        match engine::fsio::read_capped_string(Path::new(name_or_path), engine::fsio::FileKind::App) {
             Ok(text) => {
                 let mut p = Self::from_toml_str(&text, name_or_path)?;
+                let written = p.java.heap.clone();
                 p.anchor_heap_path(Path::new(name_or_path));
+                p.check_heap_file(&written, &text, name_or_path)?;
                 Ok(p)
             }
             Err(e) => Err(AppError::UnknownBuiltin {

@@ -193,6 +193,14 @@ fn java_section_defaults_validation_and_hprof_paths() {
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("app.toml");
     std::fs::write(&file, format!("{base}\n[java]\nheap = \"dumps/app.hprof\"\n")).unwrap();
+    // A dump that does not exist is reported at its key, as written (a misspelt built-in heap).
+    let e = AppProfile::load(&file).unwrap_err().to_string();
+    assert!(
+        e.contains("java.heap") && e.contains("\"dumps/app.hprof\""),
+        "{e}"
+    );
+    std::fs::create_dir_all(dir.join("dumps")).unwrap();
+    std::fs::write(dir.join("dumps/app.hprof"), b"").unwrap();
     let p = AppProfile::load(&file).unwrap();
     assert_eq!(p.java.hprof_path().unwrap(), dir.join("dumps/app.hprof"));
     let p = AppProfile::resolve(file.to_str().unwrap()).unwrap();

@@ -256,9 +256,11 @@ impl Corpus {
     }
 
     pub fn read(path: &Path) -> Result<Self, CorpusError> {
-        let b = std::fs::read(path).map_err(|source| CorpusError::Io {
-            path: path.display().to_string(),
-            source,
+        let b = engine::fsio::read_capped(path, engine::fsio::FileKind::Corpus).map_err(|source| {
+            CorpusError::Io {
+                path: path.display().to_string(),
+                source,
+            }
         })?;
         Self::from_bytes(&b)
     }

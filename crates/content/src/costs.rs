@@ -123,9 +123,11 @@ impl CostTable {
 
     pub fn load(path: &Path) -> Result<Self, CostError> {
         let p = path.display().to_string();
-        let s = std::fs::read_to_string(path).map_err(|source| CostError::Io {
-            path: p.clone(),
-            source,
+        let s = engine::fsio::read_capped_string(path, engine::fsio::FileKind::Costs).map_err(|source| {
+            CostError::Io {
+                path: p.clone(),
+                source,
+            }
         })?;
         Self::from_toml_str(&s, &p)
     }

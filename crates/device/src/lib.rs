@@ -346,9 +346,11 @@ impl DeviceProfile {
     /// Reads, parses and validates a profile file. Errors name the path as given.
     pub fn load(path: &Path) -> Result<Self, DeviceError> {
         let origin = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| DeviceError::Io {
-            origin: error::one_line(&origin),
-            message: error::one_line(&e.to_string()),
+        let text = engine::fsio::read_capped_string(path, engine::fsio::FileKind::Device).map_err(|e| {
+            DeviceError::Io {
+                origin: error::one_line(&origin),
+                message: error::one_line(&e.to_string()),
+            }
         })?;
         Self::from_toml_str(&text, &origin)
     }
@@ -373,7 +375,7 @@ impl DeviceProfile {
             return Self::builtin(name_or_path);
         }
         let path = Path::new(name_or_path);
-        match std::fs::read_to_string(path) {
+        match engine::fsio::read_capped_string(path, engine::fsio::FileKind::Device) {
             Ok(text) => Self::from_toml_str(&text, name_or_path),
             Err(e) => Err(DeviceError::UnknownBuiltin {
                 name: error::one_line(name_or_path),

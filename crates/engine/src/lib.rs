@@ -12,6 +12,8 @@
 //! Simplified: actors do not contend for cores; each actor's CPU time is accounted, and latency only
 //! accrues on the thread that waits (other cores are assumed free, as on an 8-core phone).
 
+pub mod fsio;
+
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;

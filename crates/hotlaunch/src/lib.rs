@@ -145,6 +145,25 @@ pub fn java_model(
         s.footprint = bytes;
         s.blueprint()
     };
+    let mut config = runtime::HeapConfig::for_dram_mb(device.memory.dram_mb);
+    if j.large_heap {
+        config = config.large_heap();
+    }
+    let too_big = |total: u64| {
+        anyhow::anyhow!(
+            "app {}: its Java heap ({:.0} MiB) exceeds the growth limit ({} MiB); set java.large_heap = true \
+             or lower footprint.java_heap_share",
+            p.name,
+            total as f64 / (1 << 20) as f64,
+            config.growth_limit >> 20
+        )
+    };
+    // Checked before building: a generated heap is as large as asked, and building one of
+    // gigabytes only to reject it costs the host that much memory.
+    let dump = j.hprof_path().is_some();
+    if !dump && bytes > config.growth_limit {
+        return Err(too_big(bytes));
+    }
     let blueprint = match j.heap.trim().to_ascii_lowercase().as_str() {
         "generated" => {
             let spec = GraphSpec {
@@ -168,18 +187,8 @@ pub fn java_model(
             dump.blueprint()
         }
     };
-    let mut config = runtime::HeapConfig::for_dram_mb(device.memory.dram_mb);
-    if j.large_heap {
-        config = config.large_heap();
-    }
     if blueprint.total_bytes() > config.growth_limit {
-        anyhow::bail!(
-            "app {}: its Java heap ({:.0} MiB) exceeds the growth limit ({} MiB); set java.large_heap = true \
-             or lower footprint.java_heap_share",
-            p.name,
-            blueprint.total_bytes() as f64 / (1 << 20) as f64,
-            config.growth_limit >> 20
-        );
+        return Err(too_big(blueprint.total_bytes()));
     }
     Ok(JavaModel {
         blueprint: std::sync::Arc::new(blueprint),
@@ -277,10 +286,7 @@ pub fn policy_result(policy: &str, out: &SimOutput) -> PolicyResult {
             max: out.cached_max(),
             mean: round3(out.cached_mean()),
         },
-        kills: Kills {
-            total: out.kills.values().sum(),
-            by_reason: out.kills.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
-        },
+        kills: Kills::from_reasons(out.kills.iter().map(|(k, v)| (k.to_string(), *v)).collect()),
         cpu_ms: CpuMs {
             by_category: k
                 .cpu

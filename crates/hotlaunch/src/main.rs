@@ -58,7 +58,16 @@ fn main() {
     };
     if let Err(e) = result {
         // One line, no backtrace: errors name the file, the place and what was expected.
-        eprintln!("error: {e:#}");
+        // Nested errors already include their source in their own message: print each cause
+        // only if the text so far does not hold it yet.
+        let mut msg = e.to_string();
+        for cause in e.chain().skip(1) {
+            let c = cause.to_string();
+            if !msg.contains(&c) {
+                msg = format!("{msg}: {c}");
+            }
+        }
+        eprintln!("error: {msg}");
         std::process::exit(1);
     }
 }

@@ -231,12 +231,16 @@ fn a_scenario_app_can_take_its_heap_from_an_hprof_dump() {
         "{:?}",
         p.gc
     );
-    // A missing dump is a clear error naming the app and the file.
+    // A missing dump is a clear error naming the profile's key and the file, before anything runs.
     std::fs::remove_file(dir.join("dumps/node.hprof")).unwrap();
-    let r = Scenario::load(&dir.join("s.toml")).unwrap().resolve().unwrap();
-    let spec = RunSpec::from_scenario(&r);
-    let plans = plan_runs(&r, &["android".to_string()]).unwrap();
-    let e = format!("{:#}", simulate(&spec, &plans, |_, _, _| {}).unwrap_err());
-    assert!(e.contains("Dumped") && e.contains("node.hprof"), "{e}");
+    let e = Scenario::load(&dir.join("s.toml"))
+        .unwrap()
+        .resolve()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("dumped.toml") && e.contains("java.heap") && e.contains("node.hprof"),
+        "{e}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }

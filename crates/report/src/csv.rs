@@ -46,6 +46,33 @@ pub fn file_safe(name: &str) -> String {
         .collect()
 }
 
+/// One distinct file-name stem per name: [`file_safe`] when that is the name itself, else (the
+/// name had characters replaced, so `a/b` and `a_b` would collide) the safe form plus a hash of
+/// the name; a name repeated gets `-2`, `-3`, ...
+pub fn file_stems<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for n in names {
+        let safe = file_safe(n);
+        let mut stem = if safe == n {
+            safe
+        } else {
+            // FNV-1a: stable across runs and platforms.
+            let h = n.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+                (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+            });
+            format!("{safe}-{:08x}", h as u32)
+        };
+        let base = stem.clone();
+        let mut k = 2;
+        while out.contains(&stem) {
+            stem = format!("{base}-{k}");
+            k += 1;
+        }
+        out.push(stem);
+    }
+    out
+}
+
 /// `timeseries_<policy>.csv` contents for policy index `i`.
 pub fn timeseries_csv(report: &RunReport, i: usize) -> String {
     let ts = &report.policies[i].timeseries;
@@ -113,19 +140,17 @@ pub fn write_csv(report: &RunReport, dir: impl AsRef<Path>) -> io::Result<Vec<Pa
     let mut written = Vec::new();
     let mut put = |name: String, contents: String| -> io::Result<()> {
         let path = dir.join(name);
-        std::fs::write(&path, contents)?;
+        crate::write_atomic(&path, contents)?;
         written.push(path);
         Ok(())
     };
-    for (i, p) in report.policies.iter().enumerate() {
-        put(
-            format!("timeseries_{}.csv", file_safe(&p.policy)),
-            timeseries_csv(report, i),
-        )?;
+    let stems = file_stems(report.policies.iter().map(|p| p.policy.as_str()));
+    for (i, stem) in stems.iter().enumerate() {
+        put(format!("timeseries_{stem}.csv"), timeseries_csv(report, i))?;
     }
     for (i, p) in report.policies.iter().enumerate() {
         if !p.gcs.is_empty() {
-            put(format!("gcs_{}.csv", file_safe(&p.policy)), gcs_csv(report, i))?;
+            put(format!("gcs_{}.csv", stems[i]), gcs_csv(report, i))?;
         }
     }
     put("per_app.csv".into(), per_app_csv(report))?;

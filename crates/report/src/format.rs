@@ -30,7 +30,7 @@ impl Cell {
             Cell::Int(v) => v.to_string(),
             Cell::Num(v, d) => format!("{:.*}", d, v),
             Cell::Text(s) => s.clone(),
-            Cell::Empty => "-".to_string(),
+            Cell::Empty => "—".to_string(),
         }
     }
 
@@ -54,6 +54,15 @@ impl Cell {
     }
 }
 
+/// A latency statistic, absent (not 0.0 ms) when there was no such launch.
+fn latency(s: &crate::model::LatencySummary, v: f64) -> Cell {
+    if s.count == 0 {
+        Cell::Empty
+    } else {
+        Cell::Num(v, 1)
+    }
+}
+
 /// A named column (or row) of a table over items of type `T`.
 pub struct Column<T> {
     /// Machine name: CSV header.
@@ -72,32 +81,32 @@ pub const SUMMARY_ROWS: &[Column<PolicyResult>] = &[
     Column {
         key: "hot_p50_ms",
         label: "hot launch p50 (ms)",
-        value: |p| Cell::Num(p.hot_launch_ms.p50, 1),
+        value: |p| latency(&p.hot_launch_ms, p.hot_launch_ms.p50),
     },
     Column {
         key: "hot_p90_ms",
         label: "hot launch p90 (ms)",
-        value: |p| Cell::Num(p.hot_launch_ms.p90, 1),
+        value: |p| latency(&p.hot_launch_ms, p.hot_launch_ms.p90),
     },
     Column {
         key: "hot_p99_ms",
         label: "hot launch p99 (ms)",
-        value: |p| Cell::Num(p.hot_launch_ms.p99, 1),
+        value: |p| latency(&p.hot_launch_ms, p.hot_launch_ms.p99),
     },
     Column {
         key: "hot_mean_ms",
         label: "hot launch mean (ms)",
-        value: |p| Cell::Num(p.hot_launch_ms.mean, 1),
+        value: |p| latency(&p.hot_launch_ms, p.hot_launch_ms.mean),
     },
     Column {
         key: "cold_p50_ms",
         label: "cold launch p50 (ms)",
-        value: |p| Cell::Num(p.cold_launch_ms.p50, 1),
+        value: |p| latency(&p.cold_launch_ms, p.cold_launch_ms.p50),
     },
     Column {
         key: "cold_p90_ms",
         label: "cold launch p90 (ms)",
-        value: |p| Cell::Num(p.cold_launch_ms.p90, 1),
+        value: |p| latency(&p.cold_launch_ms, p.cold_launch_ms.p90),
     },
     Column {
         key: "launches_hot",
@@ -123,6 +132,11 @@ pub const SUMMARY_ROWS: &[Column<PolicyResult>] = &[
         key: "kills_total",
         label: "kills",
         value: |p| Cell::Int(p.kills.total),
+    },
+    Column {
+        key: "force_stops",
+        label: "force-stops (user)",
+        value: |p| Cell::Int(p.kills.force_stops),
     },
     Column {
         key: "mm_cpu_ms",
@@ -161,8 +175,13 @@ pub const SUMMARY_ROWS: &[Column<PolicyResult>] = &[
     },
     Column {
         key: "gc_collections",
-        label: "GCs (background)",
-        value: |p| Cell::Text(format!("{} ({})", p.gc.collections, p.gc.background)),
+        label: "GCs",
+        value: |p| Cell::Int(p.gc.collections),
+    },
+    Column {
+        key: "gc_background",
+        label: "GCs in the background",
+        value: |p| Cell::Int(p.gc.background),
     },
     Column {
         key: "gc_fault_stall_ms",
@@ -255,32 +274,32 @@ pub const PER_APP_COLUMNS: &[Column<AppResult>] = &[
     Column {
         key: "hot_p50_ms",
         label: "hot p50 (ms)",
-        value: |a| Cell::Num(a.hot_launch_ms.p50, 1),
+        value: |a| latency(&a.hot_launch_ms, a.hot_launch_ms.p50),
     },
     Column {
         key: "hot_p90_ms",
         label: "hot p90 (ms)",
-        value: |a| Cell::Num(a.hot_launch_ms.p90, 1),
+        value: |a| latency(&a.hot_launch_ms, a.hot_launch_ms.p90),
     },
     Column {
         key: "hot_p99_ms",
         label: "hot p99 (ms)",
-        value: |a| Cell::Num(a.hot_launch_ms.p99, 1),
+        value: |a| latency(&a.hot_launch_ms, a.hot_launch_ms.p99),
     },
     Column {
         key: "hot_mean_ms",
         label: "hot mean (ms)",
-        value: |a| Cell::Num(a.hot_launch_ms.mean, 1),
+        value: |a| latency(&a.hot_launch_ms, a.hot_launch_ms.mean),
     },
     Column {
         key: "cold_p50_ms",
         label: "cold p50 (ms)",
-        value: |a| Cell::Num(a.cold_launch_ms.p50, 1),
+        value: |a| latency(&a.cold_launch_ms, a.cold_launch_ms.p50),
     },
     Column {
         key: "cold_mean_ms",
         label: "cold mean (ms)",
-        value: |a| Cell::Num(a.cold_launch_ms.mean, 1),
+        value: |a| latency(&a.cold_launch_ms, a.cold_launch_ms.mean),
     },
 ];
 

@@ -96,7 +96,7 @@ pub fn escape(s: &str) -> String {
 pub fn write_html(report: &RunReport, path: impl AsRef<Path>) -> io::Result<()> {
     let path = path.as_ref();
     crate::create_parent(path)?;
-    std::fs::write(path, to_html_string(report)?)
+    crate::write_atomic(path, to_html_string(report)?)
 }
 
 /// The HTML report as a string.
@@ -172,7 +172,8 @@ fn render(r: &RunReport) -> PlotResult<String> {
         "Memory state over time",
         &memory_plot(r)?,
         "free, anon and file are RAM; swapped is the uncompressed size of swapped-out data; \
-         zram is the RAM zram uses; kernel is the system reserve.",
+         zram is the RAM zram uses; kernel is what the kernel allocates for processes (page tables, \
+         kernel stacks). The system's own reserved memory is modelled as anonymous pages and is part of anon.",
     );
     section(
         &mut h,

@@ -23,5 +23,5 @@ pub fn from_json_str(s: &str) -> serde_json::Result<RunReport> {
 pub fn write_json(report: &RunReport, path: impl AsRef<Path>) -> io::Result<()> {
     let path = path.as_ref();
     crate::create_parent(path)?;
-    std::fs::write(path, to_json_string(report))
+    crate::write_atomic(path, to_json_string(report))
 }

@@ -43,6 +43,46 @@ pub fn write_all(report: &RunReport, dir: impl AsRef<Path>) -> io::Result<Vec<Pa
     Ok(written)
 }
 
+/// Write `contents` to `path` through a temporary file in the same directory and a rename, so an
+/// interrupted or failed write never leaves a truncated report where a good one was.
+pub fn write_atomic(path: &Path, contents: impl AsRef<[u8]>) -> io::Result<()> {
+    let name = path
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file name"))?;
+    let tmp = path.with_file_name(format!(".{}.tmp-{}", name.to_string_lossy(), std::process::id()));
+    let r = std::fs::write(&tmp, contents).and_then(|()| std::fs::rename(&tmp, path));
+    if r.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    r
+}
+
+/// Checks, before a run, that a file can be written at `path` (parent directories are created):
+/// it is not a directory and its directory accepts a new file. Nothing is left behind.
+pub fn check_writable_file(path: &Path) -> io::Result<()> {
+    if path.is_dir() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "is a directory"));
+    }
+    create_parent(path)?;
+    probe(
+        path.parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new(".")),
+    )
+}
+
+/// Checks, before a run, that report files can be written into `dir` (created if missing).
+pub fn check_writable_dir(dir: &Path) -> io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    probe(dir)
+}
+
+fn probe(dir: &Path) -> io::Result<()> {
+    let p = dir.join(format!(".hotlaunch-probe-{}", std::process::id()));
+    std::fs::write(&p, b"")?;
+    std::fs::remove_file(&p)
+}
+
 fn create_parent(path: &Path) -> io::Result<()> {
     match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => std::fs::create_dir_all(p),

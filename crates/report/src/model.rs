@@ -268,9 +268,29 @@ pub struct CachedApps {
 /// Process kills.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Kills {
+    /// Kills by the system (lmkd, OOM); user force-stops are not kills of memory management.
     pub total: u64,
-    /// Kills per reason (lmkd reason names, e.g. `low_mem_and_swap_util`, `oom`).
+    /// Scripted or user force-stops (`am force-stop`), the `user` reason.
+    #[serde(default)]
+    pub force_stops: u64,
+    /// Kills per reason (lmkd reason names, e.g. `low_mem_and_swap_util`, `oom`; `user` for
+    /// force-stops).
     pub by_reason: BTreeMap<String, u64>,
+}
+
+/// The `by_reason` key of user force-stops.
+pub const FORCE_STOP_REASON: &str = "user";
+
+impl Kills {
+    /// Totals from the per-reason counts: force-stops separate from the system's kills.
+    pub fn from_reasons(by_reason: BTreeMap<String, u64>) -> Kills {
+        let force_stops = by_reason.get(FORCE_STOP_REASON).copied().unwrap_or(0);
+        Kills {
+            total: by_reason.values().sum::<u64>() - force_stops,
+            force_stops,
+            by_reason,
+        }
+    }
 }
 
 /// CPU time, milliseconds.
@@ -401,7 +421,8 @@ pub struct TimeSeries {
     pub swapped_mb: Vec<f64>,
     /// RAM used by zram (`mem_used_total`), MiB.
     pub zram_mb: Vec<f64>,
-    /// Kernel / system reserve, MiB.
+    /// Kernel frames allocated for processes (page tables, stacks), MiB; the system reserve is
+    /// modelled as anonymous pages and counted in `anon_mb`.
     pub kernel_mb: Vec<f64>,
     /// Cumulative PSI memory "some" stall, ms.
     pub psi_some_ms: Vec<f64>,

@@ -225,10 +225,7 @@ fn policy(rng: &mut Rng, name: &str, slow: f64, swap: bool, samples: usize, seco
             max: cached_max,
             mean: round3(mean_cached),
         },
-        kills: Kills {
-            total: kills_total,
-            by_reason,
-        },
+        kills: Kills::from_reasons(by_reason),
         cpu_ms: CpuMs {
             by_category,
             by_actor,

@@ -328,3 +328,29 @@ fn write_example_report() {
     assert!(written.contains(&dir.join("report.json")));
     println!("example report: {}", dir.join("index.html").display());
 }
+
+#[test]
+fn file_stems_never_collide() {
+    use hotlaunch_report::csv::file_stems;
+    // Names that are already safe keep their stem (existing file names do not move).
+    assert_eq!(file_stems(["android", "fleet(D=3)"])[0], "android");
+    let s = file_stems(["a/b", "a_b", "a b", "a_b"]);
+    assert_eq!(s[1], "a_b");
+    let mut u = s.clone();
+    u.sort();
+    u.dedup();
+    assert_eq!(u.len(), 4, "{s:?}");
+}
+
+#[test]
+fn atomic_write_replaces_and_leaves_no_temporary() {
+    let dir = std::env::temp_dir().join(format!("hotlaunch-atomic-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("r.json");
+    hotlaunch_report::write_atomic(&p, "one").unwrap();
+    hotlaunch_report::write_atomic(&p, "two").unwrap();
+    assert_eq!(std::fs::read_to_string(&p).unwrap(), "two");
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+    assert!(hotlaunch_report::check_writable_file(&dir).is_err());
+    assert!(hotlaunch_report::check_writable_file(&p.join("x")).is_err());
+}

@@ -130,6 +130,8 @@ pub enum SizeModel {
 }
 
 const NIL: u32 = u32::MAX;
+/// Largest shallow size recorded for one object.
+const MAX_OBJECT_BYTES: u64 = 1 << 31;
 
 /// A parsed heap dump: a dense object graph.
 #[derive(Debug, Clone, Serialize)]
@@ -200,13 +202,11 @@ impl<'a> Reader<'a> {
     }
     #[inline]
     fn need(&self, n: usize, what: &str) -> Result<(), HprofError> {
-        if self.end - self.pos < n {
+        let left = self.end.saturating_sub(self.pos);
+        if left < n {
             Err(self.err(
                 self.pos,
-                format!(
-                    "expected {n} bytes of {what}, but only {} remain in the enclosing record",
-                    self.end - self.pos
-                ),
+                format!("expected {n} bytes of {what}, but only {left} remain in the enclosing record"),
             ))
         } else {
             Ok(())
@@ -268,7 +268,7 @@ struct Pending {
 /// Parse a dump file.
 pub fn parse_file(path: &std::path::Path) -> Result<Dump, HprofError> {
     let name = path.display().to_string();
-    let buf = std::fs::read(path).map_err(|e| HprofError {
+    let buf = engine::fsio::read_capped(path, engine::fsio::FileKind::HeapDump).map_err(|e| HprofError {
         file: name.clone(),
         offset: 0,
         what: format!("cannot read file: {e}"),
@@ -612,46 +612,31 @@ pub fn parse(buf: &[u8], file: &str) -> Result<Dump, HprofError> {
             }
         }
     }
-    // Instance layouts over the superclass chain: (reference offsets in the dump's field bytes,
-    // dump field bytes, in-heap field bytes).
+    // Instance layouts over the superclass chain, computed once per class in O(classes) (a dump
+    // can chain thousands of classes, so copying the chain's offsets per class would be quadratic)
+    // and rejecting superclass cycles. Instance field bytes hold the class's own fields, then its
+    // superclass's, and so on.
     let ref_heap = match size_model {
         SizeModel::HotSpot { compressed: true } | SizeModel::Art => 4,
         SizeModel::HotSpot { compressed: false } => 8,
     };
-    let mut layouts: Vec<(Vec<u32>, u32, u32)> = Vec::with_capacity(classes.len());
-    for c in 0..classes.len() {
-        let mut offs = Vec::new();
-        let mut dump_bytes = 0u32;
-        let mut heap_bytes = 0u32;
-        let mut cur = c as u32;
-        let mut guard = 0;
-        while cur != NIL && guard < 4096 {
-            for &t in &classes[cur as usize].field_types {
-                let s = basic_size(t, id_size).unwrap_or(0);
-                if t == 2 {
-                    offs.push(dump_bytes);
-                    heap_bytes += ref_heap;
-                } else {
-                    heap_bytes += s;
-                }
-                dump_bytes += s;
-            }
-            let sup = classes[cur as usize].super_id;
-            cur = if sup == 0 {
-                NIL
-            } else {
-                class_index.get(&sup).copied().unwrap_or(NIL)
-            };
-            guard += 1;
-        }
-        layouts.push((offs, dump_bytes, heap_bytes));
-    }
+    let layout = Layouts::build(&classes, &class_index, id_size, ref_heap as u64).map_err(|c| {
+        r.err(
+            0,
+            format!(
+                "superclass chain of class id 0x{:x} loops back on itself",
+                classes[c as usize].id
+            ),
+        )
+    })?;
     let class_class = classes
         .iter()
         .position(|c| c.name == "java.lang.Class")
         .map(|i| i as u32)
         .unwrap_or(NIL);
-    let align8 = |x: u64| ((x + 7) & !7).min(u32::MAX as u64 - 7) as u32;
+    // Sizes are capped at 2 GiB so the heap's own alignment arithmetic cannot overflow on crafted
+    // sizes; no heap holds such an object, so loading it fails cleanly.
+    let align8 = |x: u64| ((x.min(MAX_OBJECT_BYTES) + 7) & !7) as u32;
     let (obj_header, arr_header) = match size_model {
         SizeModel::HotSpot { compressed: true } => (12u64, 16u64),
         SizeModel::HotSpot { compressed: false } => (16, 20),
@@ -690,23 +675,40 @@ pub fn parse(buf: &[u8], file: &str) -> Result<Dump, HprofError> {
                     obj_size.push(align8(obj_header + p.len as u64));
                     continue;
                 }
-                let (offs, _dump_bytes, heap_bytes) = &layouts[ci as usize];
+                let heap_bytes = layout.heap_bytes[ci as usize];
                 let size = match size_model {
                     SizeModel::Art => {
                         let s = classes[ci as usize].dump_instance_size as u64;
                         if s == 0 {
-                            align8(obj_header + *heap_bytes as u64)
+                            align8(obj_header.saturating_add(heap_bytes))
                         } else {
                             align8(s)
                         }
                     }
-                    _ => align8(obj_header + *heap_bytes as u64),
+                    _ => align8(obj_header.saturating_add(heap_bytes)),
                 };
                 obj_size.push(size);
-                for &o in offs {
-                    rr.pos = p.body + o as usize;
-                    let id = rr.id("instance reference field")?;
-                    push_ref(id, &mut refs);
+                // Walk the chain's classes that declare fields: each adds at least one byte, so
+                // the walk stops within the instance's length (a reference past it is an error).
+                let mut cur = layout.next_declaring[ci as usize];
+                let mut base = 0u64;
+                while cur != NIL {
+                    if base > p.len as u64 {
+                        if layout.has_refs[cur as usize] {
+                            rr.pos = rr.end;
+                            rr.id("instance reference field")?;
+                        }
+                        break;
+                    }
+                    let c = cur as usize;
+                    for &o in &layout.own_refs[layout.own_start[c] as usize..layout.own_start[c + 1] as usize]
+                    {
+                        rr.pos = p.body + (base + o as u64) as usize;
+                        let id = rr.id("instance reference field")?;
+                        push_ref(id, &mut refs);
+                    }
+                    base += layout.own_bytes[c] as u64;
+                    cur = layout.next_after[c];
                 }
             }
             ObjKind::ObjectArray => {
@@ -746,7 +748,7 @@ pub fn parse(buf: &[u8], file: &str) -> Result<Dump, HprofError> {
                 };
                 let base = match size_model {
                     SizeModel::Art => 128,
-                    _ if class_class != NIL => obj_header + layouts[class_class as usize].2 as u64 + 36,
+                    _ if class_class != NIL => obj_header + layout.heap_bytes[class_class as usize] + 36,
                     _ => 96,
                 };
                 obj_size.push(align8(base + statics));
@@ -788,6 +790,106 @@ pub fn parse(buf: &[u8], file: &str) -> Result<Dump, HprofError> {
         unresolved_roots,
         unresolved_refs,
     })
+}
+
+/// Per-class instance layouts over the superclass chain, each computed once.
+struct Layouts {
+    /// Offsets of the class's own reference fields within its own field bytes (arena).
+    own_refs: Vec<u32>,
+    /// `own_refs[own_start[c]..own_start[c + 1]]` belongs to class `c`.
+    own_start: Vec<u32>,
+    /// Bytes of the class's own fields in the dump.
+    own_bytes: Vec<u32>,
+    /// In-heap bytes of the fields over the whole chain (saturating).
+    heap_bytes: Vec<u64>,
+    /// The first class of the chain starting at `c` (inclusive) that declares fields, or `NIL`.
+    next_declaring: Vec<u32>,
+    /// The same, strictly above `c`.
+    next_after: Vec<u32>,
+    /// Whether the chain starting at `c` declares any reference field.
+    has_refs: Vec<bool>,
+}
+
+impl Layouts {
+    /// Returns `Err(class)` for a class whose superclass chain is a cycle.
+    fn build(
+        classes: &[DumpClass],
+        class_index: &HashMap<u64, u32>,
+        id_size: u32,
+        ref_heap: u64,
+    ) -> Result<Layouts, u32> {
+        let n = classes.len();
+        let mut own_refs = Vec::new();
+        let mut own_start = Vec::with_capacity(n + 1);
+        let mut own_bytes = Vec::with_capacity(n);
+        let mut own_heap = Vec::with_capacity(n);
+        for c in classes {
+            own_start.push(own_refs.len() as u32);
+            let (mut dump, mut heap) = (0u32, 0u64);
+            for &t in &c.field_types {
+                let s = basic_size(t, id_size).unwrap_or(1);
+                if t == 2 {
+                    own_refs.push(dump);
+                    heap += ref_heap;
+                } else {
+                    heap += s as u64;
+                }
+                // At most 65535 fields of at most 8 bytes: no overflow.
+                dump += s;
+            }
+            own_bytes.push(dump);
+            own_heap.push(heap);
+        }
+        own_start.push(own_refs.len() as u32);
+        let sup = |c: usize| -> u32 {
+            match classes[c].super_id {
+                0 => NIL,
+                s => class_index.get(&s).copied().unwrap_or(NIL),
+            }
+        };
+        let mut l = Layouts {
+            own_refs,
+            own_start,
+            own_bytes,
+            heap_bytes: vec![0; n],
+            next_declaring: vec![NIL; n],
+            next_after: vec![NIL; n],
+            has_refs: vec![false; n],
+        };
+        // 0 = not visited, 1 = on the current path, 2 = done.
+        let mut state = vec![0u8; n];
+        let mut path = Vec::new();
+        for c in 0..n {
+            let mut cur = c as u32;
+            while cur != NIL && state[cur as usize] == 0 {
+                state[cur as usize] = 1;
+                path.push(cur);
+                cur = sup(cur as usize);
+            }
+            if cur != NIL && state[cur as usize] == 1 {
+                return Err(cur);
+            }
+            // `cur` is NIL or done: fill the path from the top down.
+            while let Some(k) = path.pop() {
+                let k = k as usize;
+                let (above_heap, above_next, above_refs) = match cur {
+                    NIL => (0, NIL, false),
+                    s => {
+                        let s = s as usize;
+                        (l.heap_bytes[s], l.next_declaring[s], l.has_refs[s])
+                    }
+                };
+                let declares = l.own_bytes[k] > 0;
+                l.heap_bytes[k] = own_heap[k].saturating_add(above_heap);
+                l.next_after[k] = above_next;
+                l.next_declaring[k] = if declares { k as u32 } else { above_next };
+                l.has_refs[k] = above_refs || l.own_start[k] < l.own_start[k + 1];
+                state[k] = 2;
+                cur = k as u32;
+            }
+        }
+        Ok(l)
+    }
 }
 
 /// Histogram bucket.

@@ -424,6 +424,10 @@ const LIVELAB_KEYS: &[&str] = &[
 
 /// Upper bound on generated launches / events (keeps bad input from exhausting memory).
 const MAX_LAUNCHES: u64 = 1_000_000;
+/// Bound on a run's total simulated time (idle time still costs host time and memory: about a
+/// second and a few MB per simulated day): a year covers every protocol, and a wait of 10^9 s
+/// (31 years) is a mistake rather than an experiment.
+pub const MAX_SIM_NS: u64 = 366 * 86_400 * 1_000_000_000;
 
 struct Ctx<'a> {
     origin: &'a str,
@@ -579,9 +583,11 @@ impl Scenario {
     /// Reads and checks a scenario file; relative device/app paths resolve against its directory.
     pub fn load(path: &Path) -> Result<Self, ScenarioError> {
         let origin = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::Io {
-            origin: tomlerr::one_line(&origin),
-            message: tomlerr::one_line(&e.to_string()),
+        let text = engine::fsio::read_capped_string(path, engine::fsio::FileKind::Scenario).map_err(|e| {
+            ScenarioError::Io {
+                origin: tomlerr::one_line(&origin),
+                message: tomlerr::one_line(&e.to_string()),
+            }
         })?;
         let mut s = Self::from_toml_str(&text, &origin)?;
         s.base_dir = Some(path.parent().map(Path::to_path_buf).unwrap_or_default());
@@ -633,7 +639,15 @@ impl Scenario {
         let device = if device::builtin_toml(&self.device).is_some() {
             DeviceProfile::builtin(&self.device)
         } else {
-            DeviceProfile::resolve(&self.path_of(&self.device))
+            // Errors name the device as written, not the path joined to the scenario's directory.
+            DeviceProfile::resolve(&self.path_of(&self.device)).map_err(|e| match e {
+                DeviceError::UnknownBuiltin { known, io, .. } => DeviceError::UnknownBuiltin {
+                    name: tomlerr::one_line(&self.device),
+                    known,
+                    io,
+                },
+                e => e,
+            })
         }
         .map_err(|source| ScenarioError::Device {
             origin: origin.clone(),
@@ -645,7 +659,14 @@ impl Scenario {
             let r = if apps::builtin_toml(n).is_some() {
                 AppProfile::builtin(n)
             } else {
-                AppProfile::resolve(&self.path_of(n))
+                AppProfile::resolve(&self.path_of(n)).map_err(|e| match e {
+                    AppError::UnknownBuiltin { known, io, .. } => AppError::UnknownBuiltin {
+                        name: tomlerr::one_line(n),
+                        known,
+                        io,
+                    },
+                    e => e,
+                })
             };
             let mut p = r.map_err(|source| ScenarioError::App {
                 origin: origin.clone(),
@@ -668,7 +689,21 @@ impl Scenario {
             }
             apps.push(p);
         }
-        let timeline = build_timeline(&c, &self.workload, &apps, self.seed)?;
+        let timeline = build_timeline(&c, &self.workload, &apps, self.seed, device.memory.dram_mb)?;
+        if timeline.end_ns > MAX_SIM_NS {
+            let days = |ns: u64| ns as f64 / (86_400.0 * 1e9);
+            return Err(ScenarioError::Invalid {
+                origin,
+                line: tomlerr::find_key_line(&self.text, "", "workload")
+                    .or_else(|| tomlerr::find_key_line(&self.text, "workload", "kind")),
+                key: "workload".into(),
+                expected: format!(
+                    "at most {:.0} days of simulated time in total (the sum of waits, uses and gaps)",
+                    days(MAX_SIM_NS)
+                ),
+                got: format!("{:.1} days", days(timeline.end_ns)),
+            });
+        }
         Ok(ResolvedScenario {
             name: self.name.clone(),
             description: self.description.clone(),
@@ -1100,6 +1135,7 @@ fn build_timeline(
     w: &WorkloadSpec,
     apps: &[AppProfile],
     seed: u64,
+    dram_mb: u64,
 ) -> Result<Timeline, ScenarioError> {
     let all: Vec<usize> = (0..apps.len()).collect();
     Ok(match w {
@@ -1218,6 +1254,15 @@ fn build_timeline(
                                     )
                                 })?,
                             };
+                            // More than the phone's DRAM at once cannot be resident; the host
+                            // would hold every simulated page of it.
+                            if *mb > dram_mb as f64 {
+                                return Err(ev_err(
+                                    "alloc_mb",
+                                    format!("at most the device's DRAM ({dram_mb} MiB)"),
+                                    mb.to_string(),
+                                ));
+                            }
                             b.alloc(a, *mb).wait(*wait_s);
                         }
                         ScriptAction::Kill { app, wait_s } => {

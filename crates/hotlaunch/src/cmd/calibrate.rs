@@ -49,6 +49,8 @@ pub fn sample_data(corpus: Option<&PathBuf>) -> anyhow::Result<(Vec<u8>, String)
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
+    report::check_writable_file(&args.output)
+        .with_context(|| format!("-o {}: cannot write there", args.output.display()))?;
     let (data, what) = sample_data(args.corpus.as_ref())?;
     let note = format!(
         "measured by `hotlaunch calibrate` on {what}; median of {} runs over {} MiB per cell",
@@ -56,7 +58,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     );
     let file = costs::measure(&data, &Codec::ALL, args.reps, args.budget_mb << 20, &note);
     let table = content::CostTable::from_file(file).map_err(anyhow::Error::msg)?;
-    std::fs::write(&args.output, table.to_toml_string())
+    report::write_atomic(&args.output, table.to_toml_string())
         .with_context(|| format!("writing {}", args.output.display()))?;
     println!(
         "{:<8} {:>7} {:>10} {:>10} {:>10} {:>10} {:>6}",

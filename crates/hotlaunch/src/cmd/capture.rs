@@ -19,6 +19,8 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
+    report::check_writable_file(&args.output)
+        .with_context(|| format!("-o {}: cannot write there", args.output.display()))?;
     let corpus = content::capture::capture_pid(args.pid, args.file_backed, args.max_pages)?;
     if corpus.is_empty() {
         anyhow::bail!("process {} has no readable non-zero pages", args.pid);

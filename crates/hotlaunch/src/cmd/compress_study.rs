@@ -42,6 +42,10 @@ pub struct Row {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
+    if let Some(p) = &args.json {
+        report::check_writable_file(p)
+            .with_context(|| format!("--json {}: cannot write there", p.display()))?;
+    }
     let codecs: Vec<Codec> = args.codecs.iter().map(|c| c.parse()).collect::<Result<_, _>>()?;
     let table = match &args.costs {
         Some(p) => CostTable::load(p)?,
@@ -105,7 +109,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
     }
     if let Some(p) = &args.json {
-        std::fs::write(p, serde_json::to_string_pretty(&rows)?)
+        report::write_atomic(p, serde_json::to_string_pretty(&rows)?)
             .with_context(|| format!("writing {}", p.display()))?;
     }
     Ok(())

@@ -17,6 +17,10 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
+    if let Some(p) = &args.json {
+        report::check_writable_file(p)
+            .with_context(|| format!("--json {}: cannot write there", p.display()))?;
+    }
     let checks =
         hotlaunch::reproduce::run_group(&args.group, args.quick, |name| eprintln!("running {name} ..."))?;
     let w = |f: fn(&hotlaunch::reproduce::Check) -> &str| {
@@ -55,7 +59,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     if let Some(path) = &args.json {
         let v = serde_json::json!({ "checks": checks });
-        std::fs::write(path, serde_json::to_string_pretty(&v)? + "\n")
+        report::write_atomic(path, serde_json::to_string_pretty(&v)? + "\n")
             .with_context(|| format!("writing {}", path.display()))?;
         println!("wrote {}", path.display());
     }

@@ -113,6 +113,15 @@ pub fn execute(
     json: Option<&PathBuf>,
     report_dir: Option<&PathBuf>,
 ) -> anyhow::Result<report::model::RunReport> {
+    // Output paths are checked before the run: a typo must not cost the simulation.
+    if let Some(path) = json {
+        report::check_writable_file(path)
+            .with_context(|| format!("--json {}: cannot write there", path.display()))?;
+    }
+    if let Some(dir) = report_dir {
+        report::check_writable_dir(dir)
+            .with_context(|| format!("--report {}: cannot write there", dir.display()))?;
+    }
     let resolved = load_scenario(name, seed)?;
     let plans = hotlaunch::plan_runs_with(&resolved, policies, params, &policy::by_name)?;
     let spec = hotlaunch::RunSpec::from_scenario(&resolved);

@@ -35,9 +35,13 @@ fn fields(m: &MmStat) -> serde_json::Value {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let codec: Codec = args.codec.parse()?;
     let corpus = Corpus::read(&args.corpus).with_context(|| format!("reading {}", args.corpus.display()))?;
+    if let Some(p) = &args.json {
+        report::check_writable_file(p)
+            .with_context(|| format!("--json {}: cannot write there", p.display()))?;
+    }
+    // Exiting 0 having compared nothing would read as agreement.
     if let Err(e) = device_free(&args.device) {
-        println!("zram-check: {e}; nothing compared");
-        return Ok(());
+        anyhow::bail!("zram-check: {e}; nothing compared");
     }
     let pages: Vec<&[u8]> = (0..corpus.len()).map(|i| corpus.page(i)).collect();
     let k = kernel_mm_stat(&args.device, codec, &pages)?;
@@ -69,7 +73,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     if let Some(p) = &args.json {
         let v = serde_json::json!({ "kernel": fields(&k), "model": fields(&m) });
-        std::fs::write(p, serde_json::to_string_pretty(&v)?)
+        report::write_atomic(p, serde_json::to_string_pretty(&v)?)
             .with_context(|| format!("writing {}", p.display()))?;
     }
     Ok(())

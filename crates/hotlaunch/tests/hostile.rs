@@ -1,0 +1,249 @@
+//! Hostile, huge and odd inputs (issue 13): each gives a one-line error or finishes, quickly and
+//! within bounded memory. Each case runs the binary under a 5 s wall-clock limit.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+struct Out {
+    code: i32,
+    stderr: String,
+}
+
+fn hotlaunch(args: &[&str]) -> Out {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hotlaunch"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run hotlaunch");
+    let t = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            let out = child.wait_with_output().expect("output");
+            return Out {
+                code: status.code().unwrap_or(-1),
+                stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            };
+        }
+        if t.elapsed() > Duration::from_secs(5) {
+            let _ = child.kill();
+            panic!("hotlaunch {args:?} ran for more than 5 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A fresh directory for one test.
+fn dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("hotlaunch-hostile-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Exactly one line on stderr, starting with "error:", containing every `needle`.
+fn one_line_error(o: &Out, needles: &[&str]) {
+    assert_eq!(o.code, 1, "stderr: {}", o.stderr);
+    let lines: Vec<&str> = o.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "one line expected: {}", o.stderr);
+    assert!(lines[0].starts_with("error: "), "{}", o.stderr);
+    for n in needles {
+        assert!(lines[0].contains(n), "{n:?} missing from: {}", o.stderr);
+    }
+}
+
+fn fifo(d: &Path) -> PathBuf {
+    let p = d.join("fifo");
+    let ok = Command::new("mkfifo").arg(&p).status().is_ok_and(|s| s.success());
+    assert!(ok, "mkfifo");
+    p
+}
+
+fn scenario(d: &Path, device: &str, apps: &str, events: &str) -> PathBuf {
+    let p = d.join("s.toml");
+    std::fs::write(
+        &p,
+        format!(
+            "name = \"s\"\ndevice = \"{device}\"\npolicies = [\"android\"]\n[apps]\nnames = [{apps}]\n\
+             [workload]\nkind = \"script\"\n{events}"
+        ),
+    )
+    .unwrap();
+    p
+}
+
+const LAUNCH: &str = "[[workload.events]]\nlaunch = \"Twitter\"\nuse_s = 1\n";
+
+fn app_profile(d: &Path, edit: impl Fn(String) -> String) -> PathBuf {
+    let text = apps::builtin_toml("Twitter").unwrap().to_string();
+    let p = d.join("app.toml");
+    std::fs::write(&p, edit(text)).unwrap();
+    p
+}
+
+#[test]
+fn special_files_are_refused_for_every_input_path() {
+    let d = dir("special");
+    let f = fifo(&d);
+    let f = f.to_str().unwrap();
+    for bad in ["/dev/zero", f] {
+        one_line_error(&hotlaunch(&["run", bad]), &["not a regular file"]);
+        one_line_error(&hotlaunch(&["inspect", bad]), &["not a regular file"]);
+        one_line_error(&hotlaunch(&["compress-study", bad]), &["not a regular file"]);
+        one_line_error(
+            &hotlaunch(&["compress-study", "/nonexistent", "--costs", bad]),
+            &["not a regular file"],
+        );
+        let s = scenario(&d, bad, "\"Twitter\"", LAUNCH);
+        one_line_error(
+            &hotlaunch(&["run", s.to_str().unwrap()]),
+            &["key device", "not a regular file"],
+        );
+        let s = scenario(&d, "pixel3", &format!("{bad:?}"), LAUNCH);
+        one_line_error(
+            &hotlaunch(&["run", s.to_str().unwrap()]),
+            &["apps.names[0]", "not a regular file"],
+        );
+        let app = app_profile(&d, |t| format!("{t}\n[java]\nheap = {bad:?}\n"));
+        let s = scenario(&d, "pixel3", &format!("{:?}", app.to_str().unwrap()), LAUNCH);
+        one_line_error(&hotlaunch(&["run", s.to_str().unwrap()]), &["not a regular file"]);
+    }
+    one_line_error(&hotlaunch(&["run", d.to_str().unwrap()]), &["directory"]);
+}
+
+#[test]
+fn oversized_files_are_refused_before_reading() {
+    let d = dir("big");
+    let p = d.join("big.toml");
+    let f = std::fs::File::create(&p).unwrap();
+    f.set_len(64 << 20).unwrap(); // sparse: no disk used
+    one_line_error(&hotlaunch(&["run", p.to_str().unwrap()]), &["limit"]);
+    let s = scenario(&d, "big.toml", "\"Twitter\"", LAUNCH);
+    one_line_error(
+        &hotlaunch(&["run", s.to_str().unwrap()]),
+        &["key device", "limit"],
+    );
+}
+
+#[test]
+fn huge_footprints_are_refused_before_building() {
+    let d = dir("footprint");
+    let app = app_profile(&d, |t| {
+        t.lines()
+            .map(|l| {
+                if l.starts_with("anon_mb_start") {
+                    "anon_mb_start = 60000".to_string()
+                } else if l.starts_with("anon_mb_steady") {
+                    "anon_mb_steady = 60000".to_string()
+                } else if l.starts_with("file_launch_share") {
+                    "file_launch_share = 0.0".to_string()
+                } else {
+                    l.to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    });
+    let s = scenario(&d, "pixel3", &format!("{:?}", app.to_str().unwrap()), LAUNCH);
+    one_line_error(&hotlaunch(&["run", s.to_str().unwrap()]), &["growth limit"]);
+}
+
+#[test]
+fn endless_runs_and_huge_allocations_are_refused() {
+    let d = dir("endless");
+    let waits: String = (0..25).map(|_| "[[workload.events]]\nwait_s = 1e9\n").collect();
+    let s = scenario(&d, "pixel3", "\"Twitter\"", &format!("{LAUNCH}{waits}"));
+    one_line_error(
+        &hotlaunch(&["run", s.to_str().unwrap()]),
+        &["key workload", "days"],
+    );
+    let s = scenario(
+        &d,
+        "pixel3",
+        "\"Twitter\"",
+        &format!("{LAUNCH}[[workload.events]]\nwait_s = 1e9\n"),
+    );
+    one_line_error(
+        &hotlaunch(&["run", s.to_str().unwrap()]),
+        &["key workload", "days"],
+    );
+    let s = scenario(
+        &d,
+        "pixel3",
+        "\"Twitter\"",
+        &format!("{LAUNCH}[[workload.events]]\nalloc_mb = 1000000\n"),
+    );
+    one_line_error(
+        &hotlaunch(&["run", s.to_str().unwrap()]),
+        &["line 12", "workload.events[1].alloc_mb", "DRAM"],
+    );
+}
+
+#[test]
+fn misspelt_names_are_reported_as_written() {
+    let d = dir("names");
+    let s = scenario(&d, "pixel9", "\"Twitter\"", LAUNCH);
+    let o = hotlaunch(&["run", s.to_str().unwrap()]);
+    one_line_error(&o, &["key device", "pixel9"]);
+    let joined = d.join("pixel9");
+    assert!(
+        !o.stderr.contains(joined.to_str().unwrap()),
+        "joined path shown: {}",
+        o.stderr
+    );
+    let s = scenario(&d, "pixel3", "\"Twiter\"", LAUNCH);
+    let o = hotlaunch(&["run", s.to_str().unwrap()]);
+    one_line_error(&o, &["apps.names[0]", "app profile Twiter:"]);
+    let app = app_profile(&d, |t| format!("{t}\n[java]\nheap = \"fleet-4096\"\n"));
+    let s = scenario(&d, "pixel3", &format!("{:?}", app.to_str().unwrap()), LAUNCH);
+    one_line_error(
+        &hotlaunch(&["run", s.to_str().unwrap()]),
+        &["java.heap", "fleet-512", "\"fleet-4096\""],
+    );
+}
+
+#[test]
+fn nested_errors_are_printed_once() {
+    let d = dir("once");
+    let s = scenario(&d, "pixel3", "\"nope.toml\"", LAUNCH);
+    let o = hotlaunch(&["run", s.to_str().unwrap()]);
+    one_line_error(&o, &["nope.toml"]);
+    assert_eq!(o.stderr.matches("No such file").count(), 1, "{}", o.stderr);
+    let o = hotlaunch(&["compress-study", "/nonexistent/x.hlc"]);
+    one_line_error(&o, &["x.hlc"]);
+    assert_eq!(o.stderr.matches("No such file").count(), 1, "{}", o.stderr);
+}
+
+#[test]
+fn bad_output_paths_fail_before_the_run() {
+    let d = dir("outputs");
+    let file = d.join("file");
+    std::fs::write(&file, "x").unwrap();
+    // A directory below a regular file can never be created: the run must not start.
+    let bad = file.join("out.json");
+    let t = Instant::now();
+    let o = hotlaunch(&["run", "fleet-fig2-twitter", "--json", bad.to_str().unwrap()]);
+    one_line_error(&o, &["--json", "cannot write there"]);
+    let o2 = hotlaunch(&["run", "fleet-fig2-twitter", "--report", bad.to_str().unwrap()]);
+    one_line_error(&o2, &["--report", "cannot write there"]);
+    assert!(
+        t.elapsed() < Duration::from_secs(3),
+        "the run started: {:?}",
+        t.elapsed()
+    );
+    let o = hotlaunch(&["run", "fleet-fig2-twitter", "--json", d.to_str().unwrap()]);
+    one_line_error(&o, &["--json", "is a directory"]);
+}
+
+#[test]
+fn zram_check_without_a_device_fails() {
+    let d = dir("zram");
+    let mut c = content::Corpus::default();
+    c.push(1, "p", "m", 0, &[7u8; 4096]);
+    let path = d.join("c.hlc");
+    c.write(&path).unwrap();
+    let o = hotlaunch(&["zram-check", path.to_str().unwrap(), "--device", "/dev/null"]);
+    one_line_error(&o, &["nothing compared"]);
+}
