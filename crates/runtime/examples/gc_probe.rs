@@ -5,21 +5,7 @@
 use engine::CpuLedger;
 use runtime::gc::{GcCosts, GcKind};
 
-/// [`runtime::gc::collect`] at `now` on the GC thread, charging `ledger` (timers dropped).
-#[allow(dead_code)]
-fn collect<H: runtime::RuntimeHooks + ?Sized>(
-    heap: &mut runtime::Heap,
-    hooks: &mut H,
-    kind: runtime::GcKind,
-    now: u64,
-    backing: &mut dyn runtime::PageBacking,
-    ledger: &mut engine::CpuLedger,
-    costs: &runtime::GcCosts,
-) -> runtime::GcStats {
-    let mut timers = engine::Timers::default();
-    let mut cx = engine::HookCx::new(now, engine::Actor::AppGc(heap.pid), ledger, &mut timers);
-    runtime::gc::collect(heap, hooks, kind, &mut cx, backing, costs)
-}
+use runtime::gc::collect_standalone as collect;
 
 fn main() {
     let mut args = std::env::args().skip(1);

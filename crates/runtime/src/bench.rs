@@ -12,11 +12,11 @@
 //! gives the worst case, every extra reference uniformly random, for comparison.
 
 use crate::backing::NullBacking;
-use crate::gc::{collect, GcCosts, GcKind};
+use crate::gc::{collect_standalone, GcCosts, GcKind};
 use crate::gen::{generate, GraphSpec, SizeDist};
 use crate::heap::{Heap, HeapConfig};
 use crate::hooks::StockArt;
-use engine::{Actor, CpuLedger, HookCx, RngStreams, Timers};
+use engine::{CpuLedger, RngStreams};
 use std::time::Instant;
 
 /// Share of the bench heap's extra references that stay in the source's own structure.
@@ -64,28 +64,13 @@ pub fn gc_object_visits_per_sec(seconds_budget: f64) -> f64 {
     let mut ledger = CpuLedger::default();
     let costs = GcCosts::default();
     let mut hooks = StockArt;
-    let mut timers = Timers::default();
     let kind = GcKind::Full { compact: false };
-    collect(
-        &mut heap,
-        &mut hooks,
-        kind,
-        &mut HookCx::new(0, Actor::AppGc(1), &mut ledger, &mut timers),
-        &mut backing,
-        &costs,
-    );
+    collect_standalone(&mut heap, &mut hooks, kind, 0, &mut backing, &mut ledger, &costs);
     let start = Instant::now();
     let mut rates = Vec::new();
     while rates.len() < 5 || start.elapsed().as_secs_f64() < seconds_budget {
         let t = Instant::now();
-        let st = collect(
-            &mut heap,
-            &mut hooks,
-            kind,
-            &mut HookCx::new(0, Actor::AppGc(1), &mut ledger, &mut timers),
-            &mut backing,
-            &costs,
-        );
+        let st = collect_standalone(&mut heap, &mut hooks, kind, 0, &mut backing, &mut ledger, &costs);
         rates.push(st.visits as f64 / t.elapsed().as_secs_f64());
     }
     rates.sort_by(f64::total_cmp);

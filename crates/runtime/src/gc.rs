@@ -454,6 +454,22 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
     }
 }
 
+/// [`collect`] outside a running app (benchmarks, tests, probes): at `now` on the heap's GC
+/// thread, charging `ledger`; timers its hooks ask for are dropped.
+pub fn collect_standalone<H: RuntimeHooks + ?Sized>(
+    heap: &mut Heap,
+    hooks: &mut H,
+    kind: GcKind,
+    now: Nanos,
+    backing: &mut dyn PageBacking,
+    ledger: &mut engine::CpuLedger,
+    costs: &GcCosts,
+) -> GcStats {
+    let mut timers = engine::Timers::default();
+    let mut cx = HookCx::new(now, engine::Actor::AppGc(heap.pid), ledger, &mut timers);
+    collect(heap, hooks, kind, &mut cx, backing, costs)
+}
+
 /// Run one collection of `kind` at `cx.now` on the GC thread (`cx` should act as
 /// `Actor::AppGc(pid)`; its hooks' timers and policy CPU go through it). Charges GC CPU through
 /// `cx`; returns the statistics (the main-thread pause is `stats.pause_ns`).

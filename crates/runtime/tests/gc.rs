@@ -10,21 +10,7 @@ use runtime::hooks::{RuntimeHooks, StockArt, TraceOrder};
 use runtime::{GcCause, Runtime, Span};
 use std::collections::BTreeMap;
 
-/// [`runtime::gc::collect`] at `now` on the GC thread, charging `ledger` (timers dropped).
-#[allow(dead_code)]
-fn collect<H: runtime::RuntimeHooks + ?Sized>(
-    heap: &mut runtime::Heap,
-    hooks: &mut H,
-    kind: runtime::GcKind,
-    now: u64,
-    backing: &mut dyn runtime::PageBacking,
-    ledger: &mut engine::CpuLedger,
-    costs: &runtime::GcCosts,
-) -> runtime::GcStats {
-    let mut timers = engine::Timers::default();
-    let mut cx = engine::HookCx::new(now, engine::Actor::AppGc(heap.pid), ledger, &mut timers);
-    runtime::gc::collect(heap, hooks, kind, &mut cx, backing, costs)
-}
+use runtime::gc::collect_standalone as collect;
 
 /// Reachable objects from the roots, each with its (class, size) and its references as indices in
 /// a canonical BFS numbering; equal results mean isomorphic reachable graphs (with labels).
