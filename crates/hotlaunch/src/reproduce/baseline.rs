@@ -1,85 +1,17 @@
-//! The papers' observations as automated checks: each runs a built-in scenario and reports the
-//! paper's figure next to the simulated one with a stated tolerance, PASS or GAP. A GAP is a
-//! finding to explain, never something to tune away.
-//!
 //! `baseline`: the stock-Android observations every paper starts from.
 
-use crate::{plan_runs, run_policy, RunSpec};
-use anyhow::Context;
+use super::{app_hot, find, hist_ms, run_scenario, status, Check, CheckList};
 use framework::sim::SimOutput;
-use serde::Serialize;
 
-/// One check's outcome (the JSON shape `{"check", "paper", "simulated", "tolerance", "status"}`).
-#[derive(Debug, Clone, Serialize)]
-pub struct Check {
-    pub check: String,
-    pub paper: String,
-    pub simulated: String,
-    pub tolerance: String,
-    /// "PASS" or "GAP".
-    pub status: String,
-}
-
-/// Names of the check groups (`hotlaunch reproduce [GROUP]`).
-pub const GROUPS: &[&str] = &["baseline"];
-
-fn status(ok: bool) -> String {
-    if ok { "PASS" } else { "GAP" }.to_string()
-}
-
-/// Run every variant of a built-in scenario; returns (label, output) pairs.
-fn run_scenario(name: &str, quick: bool) -> anyhow::Result<Vec<(String, SimOutput)>> {
-    let mut sc = workload::scenario::Scenario::builtin(name)?;
-    if quick {
-        shrink(&mut sc.workload);
-    }
-    let r = sc.resolve()?;
-    let spec = RunSpec::from_scenario(&r);
-    let plans = plan_runs(&r, &[])?;
-    plans
-        .iter()
-        .map(|p| {
-            let out = run_policy(&spec, p.policy.as_ref(), &p.params, p.swap, |_, _| {})
-                .with_context(|| format!("scenario {name}, run {}", p.label))?;
-            Ok((p.label.clone(), out))
-        })
-        .collect()
-}
-
-/// Fewer repetitions for the smoke test (same structure).
-fn shrink(w: &mut workload::scenario::WorkloadSpec) {
-    use workload::scenario::WorkloadSpec::*;
-    match w {
-        RelaunchAfter { repeats, .. } => *repeats = (*repeats).min(3),
-        Script { repeat, .. } => *repeat = (*repeat).min(3),
-        LiveLab { launches, .. } => *launches = (*launches).min(30),
-        LaunchOneMore { rounds, params, .. } => {
-            *rounds = (*rounds).min(1);
-            params.use_s = params.use_s.min(20.0);
-        }
-        RoundRobin { rounds, .. } => *rounds = (*rounds).min(1),
-    }
-}
-
-fn hist_ms(h: &hdrhistogram::Histogram<u64>, q: f64) -> f64 {
-    if h.is_empty() {
-        return f64::NAN;
-    }
-    h.value_at_quantile(q) as f64 / 1000.0
-}
-
-fn app_hot<'a>(out: &'a SimOutput, app: &str) -> Option<&'a hdrhistogram::Histogram<u64>> {
-    out.per_app
-        .iter()
-        .find(|a| a.app.eq_ignore_ascii_case(app))
-        .map(|a| &a.hot_us)
-}
-
-fn find<'a>(runs: &'a [(String, SimOutput)], label: &str) -> anyhow::Result<&'a SimOutput> {
-    runs.iter()
-        .find(|(l, _)| l == label)
-        .map(|(_, o)| o)
-        .with_context(|| format!("no run labelled {label}"))
+pub(super) fn checks() -> CheckList {
+    vec![
+        ("fleet-fig2", fleet_fig2),
+        ("fleet-3.1", fleet_swap),
+        ("ariadne-fig2", ariadne_fig2),
+        ("marvin-fig3", marvin_fig3),
+        ("fleet-7.1", fleet_capacity),
+        ("marvin-8.3", marvin_capacity),
+    ]
 }
 
 /// Fleet Fig. 2: Twitter hot 273 ms vs cold 2390 ms.
@@ -202,37 +134,4 @@ fn marvin_capacity(quick: bool) -> anyhow::Result<Check> {
         tolerance: "each within ±2 apps".into(),
         status: status(ok),
     })
-}
-
-/// Run the checks of `group`. `quick` shrinks repetitions (for the test suite).
-pub fn run_group(group: &str, quick: bool, mut progress: impl FnMut(&str)) -> anyhow::Result<Vec<Check>> {
-    type CheckFn = fn(bool) -> anyhow::Result<Check>;
-    let checks: Vec<(&str, CheckFn)> = match group {
-        "baseline" => vec![
-            ("fleet-fig2", fleet_fig2),
-            ("fleet-3.1", fleet_swap),
-            ("ariadne-fig2", ariadne_fig2),
-            ("marvin-fig3", marvin_fig3),
-            ("fleet-7.1", fleet_capacity),
-            ("marvin-8.3", marvin_capacity),
-        ],
-        other => anyhow::bail!(
-            "unknown check group `{other}`; known groups: {}",
-            GROUPS.join(", ")
-        ),
-    };
-    checks
-        .into_iter()
-        .map(|(name, f)| {
-            progress(name);
-            // A check that cannot run is reported as a gap with its cause, not dropped.
-            Ok(f(quick).unwrap_or_else(|e| Check {
-                check: name.to_string(),
-                paper: String::new(),
-                simulated: format!("could not run: {e:#}"),
-                tolerance: String::new(),
-                status: status(false),
-            }))
-        })
-        .collect()
 }

@@ -1,0 +1,130 @@
+//! The papers' observations as automated checks: each runs a built-in scenario and reports the
+//! paper's figure next to the simulated one with a stated tolerance, PASS or GAP. A GAP is a
+//! finding to explain, never something to tune away.
+//!
+//! One module per check group (`hotlaunch reproduce <group>`): [`baseline`] holds the stock-Android
+//! observations every paper starts from; each technique's group lives in the module named after
+//! its paper and lists the rows of `../shared/specs/<paper>-checks.md`.
+
+use crate::{plan_runs, run_policy, RunSpec};
+use anyhow::Context;
+use framework::sim::SimOutput;
+use serde::Serialize;
+
+mod baseline;
+
+/// One check's outcome (the JSON shape `{"check", "paper", "simulated", "tolerance", "status"}`).
+#[derive(Debug, Clone, Serialize)]
+pub struct Check {
+    pub check: String,
+    pub paper: String,
+    pub simulated: String,
+    pub tolerance: String,
+    /// "PASS" or "GAP".
+    pub status: String,
+}
+
+/// A check: runs its scenario(s) (`quick`: fewer repetitions) and compares with the paper.
+pub type CheckFn = fn(bool) -> anyhow::Result<Check>;
+
+/// A group's checks, each with its short name (the progress line).
+pub type CheckList = Vec<(&'static str, CheckFn)>;
+
+/// The check groups (`hotlaunch reproduce [GROUP]`), each with the function listing its checks.
+type Group = (&'static str, fn() -> CheckList);
+const REGISTRY: &[Group] = &[("baseline", baseline::checks)];
+
+/// Names of the check groups (`hotlaunch reproduce [GROUP]`).
+pub const GROUPS: &[&str] = &["baseline"];
+
+pub(crate) fn status(ok: bool) -> String {
+    if ok { "PASS" } else { "GAP" }.to_string()
+}
+
+/// Run every variant of a built-in scenario; returns (label, output) pairs.
+pub(crate) fn run_scenario(name: &str, quick: bool) -> anyhow::Result<Vec<(String, SimOutput)>> {
+    let mut sc = workload::scenario::Scenario::builtin(name)?;
+    if quick {
+        shrink(&mut sc.workload);
+    }
+    let r = sc.resolve()?;
+    let spec = RunSpec::from_scenario(&r);
+    let plans = plan_runs(&r, &[])?;
+    plans
+        .iter()
+        .map(|p| {
+            let out = run_policy(&spec, p.policy.as_ref(), &p.params, p.swap, |_, _| {})
+                .with_context(|| format!("scenario {name}, run {}", p.label))?;
+            Ok((p.label.clone(), out))
+        })
+        .collect()
+}
+
+/// Fewer repetitions for the smoke test (same structure).
+pub(crate) fn shrink(w: &mut workload::scenario::WorkloadSpec) {
+    use workload::scenario::WorkloadSpec::*;
+    match w {
+        RelaunchAfter { repeats, .. } => *repeats = (*repeats).min(3),
+        Script { repeat, .. } => *repeat = (*repeat).min(3),
+        LiveLab { launches, .. } => *launches = (*launches).min(30),
+        LaunchOneMore { rounds, params, .. } => {
+            *rounds = (*rounds).min(1);
+            params.use_s = params.use_s.min(20.0);
+        }
+        RoundRobin { rounds, .. } => *rounds = (*rounds).min(1),
+    }
+}
+
+pub(crate) fn hist_ms(h: &hdrhistogram::Histogram<u64>, q: f64) -> f64 {
+    if h.is_empty() {
+        return f64::NAN;
+    }
+    h.value_at_quantile(q) as f64 / 1000.0
+}
+
+pub(crate) fn app_hot<'a>(out: &'a SimOutput, app: &str) -> Option<&'a hdrhistogram::Histogram<u64>> {
+    out.per_app
+        .iter()
+        .find(|a| a.app.eq_ignore_ascii_case(app))
+        .map(|a| &a.hot_us)
+}
+
+pub(crate) fn find<'a>(runs: &'a [(String, SimOutput)], label: &str) -> anyhow::Result<&'a SimOutput> {
+    runs.iter()
+        .find(|(l, _)| l == label)
+        .map(|(_, o)| o)
+        .with_context(|| format!("no run labelled {label}"))
+}
+
+/// Run the checks of `group`. `quick` shrinks repetitions (for the test suite).
+pub fn run_group(group: &str, quick: bool, mut progress: impl FnMut(&str)) -> anyhow::Result<Vec<Check>> {
+    let Some((_, list)) = REGISTRY.iter().find(|(g, _)| *g == group) else {
+        anyhow::bail!(
+            "unknown check group `{group}`; known groups: {}",
+            GROUPS.join(", ")
+        );
+    };
+    list()
+        .into_iter()
+        .map(|(name, f)| {
+            progress(name);
+            // A check that cannot run is reported as a gap with its cause, not dropped.
+            Ok(f(quick).unwrap_or_else(|e| Check {
+                check: name.to_string(),
+                paper: String::new(),
+                simulated: format!("could not run: {e:#}"),
+                tolerance: String::new(),
+                status: status(false),
+            }))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn groups_and_registry_agree() {
+        let reg: Vec<&str> = super::REGISTRY.iter().map(|(g, _)| *g).collect();
+        assert_eq!(reg, super::GROUPS);
+    }
+}
