@@ -410,25 +410,89 @@ pub fn policy_result(policy: &str, out: &SimOutput) -> PolicyResult {
     }
 }
 
-/// Run `spec` once per plan. `progress(run_index, done, total)` reports progress.
+/// Worker threads for independent runs: `HOTLAUNCH_JOBS` if set (at least 1), else the
+/// machine's available parallelism.
+pub fn jobs() -> usize {
+    std::env::var("HOTLAUNCH_JOBS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1)
+}
+
+/// Apply `f` to `0..n` on up to `threads` worker threads and return the results in index
+/// order. Each call must be independent of the others (a run builds its own policy state, kernel
+/// and heaps from its spec and seed), so the results are identical whatever the thread count.
+pub fn par_map<T: Send>(n: usize, threads: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
+    let threads = threads.clamp(1, n.max(1));
+    if threads == 1 {
+        return (0..n).map(f).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let slots: Mutex<Vec<Option<T>>> = Mutex::new((0..n).map(|_| None).collect());
+    let worker = || loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        if i >= n {
+            break;
+        }
+        let v = f(i);
+        slots.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(v);
+    };
+    // A panicking worker propagates out of the scope (no silently missing result).
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(worker);
+        }
+    });
+    slots
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .into_iter()
+        .map(|v| v.expect("every index is mapped once"))
+        .collect()
+}
+
+/// Run `spec` once per plan, in parallel on [`jobs`] threads (same results as one thread).
+/// `progress(run_index, done, total)` reports progress.
 pub fn simulate(
     spec: &RunSpec,
     runs: &[RunPlan],
-    mut progress: impl FnMut(usize, u64, u64),
+    progress: impl FnMut(usize, u64, u64) + Send,
 ) -> anyhow::Result<RunReport> {
-    let mut report = RunReport::new(spec.name.clone(), spec.device.name.clone(), spec.seed);
-    for (i, r) in runs.iter().enumerate() {
+    simulate_on(spec, runs, jobs(), progress)
+}
+
+/// [`simulate`] on exactly `threads` worker threads.
+pub fn simulate_on(
+    spec: &RunSpec,
+    runs: &[RunPlan],
+    threads: usize,
+    progress: impl FnMut(usize, u64, u64) + Send,
+) -> anyhow::Result<RunReport> {
+    let progress = std::sync::Mutex::new(progress);
+    // A run's output holds its kernel (with the policy's single-threaded state): each worker
+    // turns it into the report's result before handing it back.
+    let results = par_map(runs.len(), threads, |i| {
+        let r = &runs[i];
         let out = run_policy(spec, r.policy.as_ref(), &r.params, r.swap, |d, t| {
-            progress(i, d, t)
+            (*progress.lock().unwrap_or_else(|e| e.into_inner()))(i, d, t)
         })
         .with_context(|| format!("run {}", r.label))?;
-        report.simulated_seconds = round3(out.simulated as f64 / NS_PER_SEC as f64);
         let mut result = policy_result(&r.label, &out);
         result.params = params_json(&r.params);
+        Ok::<_, anyhow::Error>((round3(out.simulated as f64 / NS_PER_SEC as f64), result))
+    });
+    let mut report = RunReport::new(spec.name.clone(), spec.device.name.clone(), spec.seed);
+    for r in results {
+        let (simulated, result) = r?;
+        report.simulated_seconds = simulated;
         report.policies.push(result);
     }
     Ok(report)
 }
+
 mod plan;
 pub mod reproduce;
 

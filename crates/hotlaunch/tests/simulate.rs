@@ -28,6 +28,31 @@ fn same_seed_same_bytes_different_seed_different_bytes() {
 }
 
 #[test]
+fn parallel_runs_give_the_same_bytes_as_one_thread() {
+    let r = short_default(11, 30);
+    let spec = RunSpec::from_scenario(&r);
+    let plans = plan_runs(
+        &r,
+        &[
+            "android".to_string(),
+            "android-swap".to_string(),
+            "android".to_string(),
+        ],
+    )
+    .unwrap();
+    let one = report::to_json_string(&hotlaunch::simulate_on(&spec, &plans, 1, |_, _, _| {}).unwrap());
+    let three = report::to_json_string(&hotlaunch::simulate_on(&spec, &plans, 3, |_, _, _| {}).unwrap());
+    assert_eq!(one, three, "runs on worker threads must not change any byte");
+}
+
+#[test]
+fn par_map_keeps_index_order() {
+    let v = hotlaunch::par_map(37, 4, |i| i * i);
+    assert_eq!(v, (0..37).map(|i| i * i).collect::<Vec<_>>());
+    assert!(hotlaunch::par_map(0, 4, |i| i).is_empty());
+}
+
+#[test]
 fn default_day_reaches_pressure_and_loses_nothing() {
     let r = short_default(3, 80);
     let spec = RunSpec::from_scenario(&r);

@@ -217,6 +217,11 @@ pub(crate) struct Scratch {
     pub cands: Vec<PageIdx>,
     pub keep: Vec<(PageIdx, Pfn)>,
     pub loaded: Vec<Loaded>,
+    /// Reclaim: the live processes' views, the scan order, shrinker picks, the swap-out batch.
+    pub procs: Vec<hooks::ProcView>,
+    pub order: Vec<Pid>,
+    pub shrink: Vec<PageIdx>,
+    pub batch: Vec<swap::SwapOutPage>,
 }
 
 impl Scratch {
@@ -234,6 +239,10 @@ impl Scratch {
         pick(&mut self.cands, &mut other.cands);
         pick(&mut self.keep, &mut other.keep);
         pick(&mut self.loaded, &mut other.loaded);
+        pick(&mut self.procs, &mut other.procs);
+        pick(&mut self.order, &mut other.order);
+        pick(&mut self.shrink, &mut other.shrink);
+        pick(&mut self.batch, &mut other.batch);
     }
 }
 

@@ -10,7 +10,7 @@
 //! Costs: `reclaim_scan_ns` per page scanned, `reclaim_unmap_ns` per page evicted, plus the
 //! backend's compression CPU.
 
-use crate::hooks::{ProcView, ScanControl, Verdict};
+use crate::hooks::{ScanControl, Verdict};
 use crate::swap::SwapOutPage;
 use crate::types::*;
 use crate::{hook_cx, Kernel, SWAP_CLUSTER_MAX};
@@ -71,6 +71,8 @@ impl Kernel {
             pass: self.reclaim_pass,
             nr_to_reclaim,
         };
+        // Per-pass buffers come from the kernel's scratch (no allocation per pass).
+        let mut scratch = self.take_scratch();
         let mut ctx = ScanCtx {
             sc,
             now,
@@ -81,14 +83,15 @@ impl Kernel {
             out: ReclaimOutcome::default(),
             reclaim_ns: 0,
             compress_ns: 0,
-            batch: Vec::with_capacity(SWAP_CLUSTER_MAX),
+            batch: std::mem::take(&mut scratch.batch),
         };
-        let procs: Vec<ProcView> = self.procs.iter().filter(|p| p.alive).map(|p| p.view()).collect();
-        let mut order = Vec::with_capacity(procs.len());
+        let mut procs = std::mem::take(&mut scratch.procs);
+        procs.extend(self.procs.iter().filter(|p| p.alive).map(|p| p.view()));
+        let mut order = std::mem::take(&mut scratch.order);
         let mut cx = hook_cx!(self, now, actor);
         self.hooks.reclaim.lruvec_order(&mut cx, &sc, &procs, &mut order);
         // Shrinkers first: the pages they name are reclaimed before (maybe instead of) the walk.
-        let mut shrink = Vec::new();
+        let mut shrink = std::mem::take(&mut scratch.shrink);
         for i in 0..self.hooks.shrinkers.len() {
             if ctx.out.reclaimed >= nr_to_reclaim {
                 break;
@@ -106,7 +109,7 @@ impl Kernel {
             order.clear();
         }
         let (anon_frac, denom) = self.anon_fraction(priority, ctx.may_swap);
-        for pid in order {
+        for &pid in &order {
             if !self.procs.get(pid as usize).is_some_and(|p| p.alive) {
                 continue;
             }
@@ -116,6 +119,9 @@ impl Kernel {
             }
         }
         self.flush_swap_batch(&mut ctx);
+        (scratch.procs, scratch.order, scratch.shrink) = (procs, order, shrink);
+        scratch.batch = std::mem::take(&mut ctx.batch);
+        self.put_scratch(scratch);
         self.decay_costs();
         let scanned = ctx.out.scanned;
         let reclaimed = ctx.out.reclaimed;

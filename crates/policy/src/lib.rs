@@ -96,7 +96,7 @@ impl PolicyParts {
 }
 
 /// A memory-management policy.
-pub trait Policy {
+pub trait Policy: Send + Sync {
     /// The name used on the command line and in reports.
     fn name(&self) -> &'static str;
     /// One-line description with the paper it implements.

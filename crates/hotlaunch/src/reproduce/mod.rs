@@ -96,28 +96,30 @@ pub(crate) fn find<'a>(runs: &'a [(String, SimOutput)], label: &str) -> anyhow::
         .with_context(|| format!("no run labelled {label}"))
 }
 
-/// Run the checks of `group`. `quick` shrinks repetitions (for the test suite).
-pub fn run_group(group: &str, quick: bool, mut progress: impl FnMut(&str)) -> anyhow::Result<Vec<Check>> {
+/// Run the checks of `group`, independent checks in parallel on [`crate::jobs`] threads (each
+/// check's scenarios one after another); results in the group's order whatever the thread
+/// count. `quick` shrinks repetitions (for the test suite).
+pub fn run_group(group: &str, quick: bool, progress: impl FnMut(&str) + Send) -> anyhow::Result<Vec<Check>> {
     let Some((_, list)) = REGISTRY.iter().find(|(g, _)| *g == group) else {
         anyhow::bail!(
             "unknown check group `{group}`; known groups: {}",
             GROUPS.join(", ")
         );
     };
-    list()
-        .into_iter()
-        .map(|(name, f)| {
-            progress(name);
-            // A check that cannot run is reported as a gap with its cause, not dropped.
-            Ok(f(quick).unwrap_or_else(|e| Check {
-                check: name.to_string(),
-                paper: String::new(),
-                simulated: format!("could not run: {e:#}"),
-                tolerance: String::new(),
-                status: status(false),
-            }))
+    let checks = list();
+    let progress = std::sync::Mutex::new(progress);
+    Ok(crate::par_map(checks.len(), crate::jobs(), |i| {
+        let (name, f) = checks[i];
+        (*progress.lock().unwrap_or_else(|e| e.into_inner()))(name);
+        // A check that cannot run is reported as a gap with its cause, not dropped.
+        f(quick).unwrap_or_else(|e| Check {
+            check: name.to_string(),
+            paper: String::new(),
+            simulated: format!("could not run: {e:#}"),
+            tolerance: String::new(),
+            status: status(false),
         })
-        .collect()
+    }))
 }
 
 #[cfg(test)]
