@@ -8,7 +8,7 @@
 //! table is an error, not a silent default); errors are one line naming the file, the line, the
 //! dotted key and what was expected.
 
-use policy::{ParamValue, Params, Policy, SwapDevices, SwapOverrides};
+use policy::{ParamValue, Params, SwapDevices, SwapOverrides};
 use workload::scenario::{PolicyTable, ResolvedScenario, ScalarValue, ScenarioError, SwapMode, Variant};
 
 /// One run to do: a label, the policy with its resolved parameters and the swap overrides. The
@@ -16,13 +16,13 @@ use workload::scenario::{PolicyTable, ResolvedScenario, ScalarValue, ScenarioErr
 /// parameters (`fleet(D=3)`).
 pub struct RunPlan {
     pub label: String,
-    pub policy: Box<dyn Policy>,
+    pub policy: policy::PolicyBox,
     pub params: Params,
     pub swap: SwapOverrides,
 }
 
 /// Finds a policy by name (the built-in list, or more in tests).
-pub type Lookup<'a> = &'a dyn Fn(&str) -> Result<Box<dyn Policy>, String>;
+pub type Lookup<'a> = &'a dyn Fn(&str) -> Result<policy::PolicyBox, String>;
 
 fn swap_devices(m: SwapMode) -> SwapDevices {
     match m {

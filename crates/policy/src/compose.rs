@@ -184,7 +184,7 @@ impl FrameworkHooks for ChainedFramework {
 pub struct Composed {
     pub name: &'static str,
     pub description: &'static str,
-    pub parts: Vec<Box<dyn Policy>>,
+    pub parts: Vec<crate::PolicyBox>,
 }
 
 impl Policy for Composed {

@@ -95,8 +95,13 @@ impl PolicyParts {
     }
 }
 
+/// A policy as the registry and run plans hold it: shareable between the worker threads that run
+/// independent runs in parallel (a policy value is a recipe; the state it builds per run is
+/// single-threaded). A policy carrying a probe (`Rc`) is still a [`Policy`], run directly.
+pub type PolicyBox = Box<dyn Policy + Send + Sync>;
+
 /// A memory-management policy.
-pub trait Policy: Send + Sync {
+pub trait Policy {
     /// The name used on the command line and in reports.
     fn name(&self) -> &'static str;
     /// One-line description with the paper it implements.
@@ -122,7 +127,7 @@ pub fn resolve_params(policy: &dyn Policy, given: &[(String, ParamValue)]) -> Re
 }
 
 /// All policies available, in report order.
-pub fn all() -> Vec<Box<dyn Policy>> {
+pub fn all() -> Vec<PolicyBox> {
     vec![
         Box::new(android::Android { flash_swap: false }),
         Box::new(android::Android { flash_swap: true }),
@@ -135,7 +140,7 @@ pub fn names() -> Vec<&'static str> {
 }
 
 /// The policy called `name`, or an error listing the known ones.
-pub fn by_name(name: &str) -> Result<Box<dyn Policy>, String> {
+pub fn by_name(name: &str) -> Result<PolicyBox, String> {
     all()
         .into_iter()
         .find(|p| p.name() == name)

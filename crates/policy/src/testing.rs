@@ -59,7 +59,7 @@ impl Policy for Knobs {
 }
 
 /// Looks up `name` among [`crate::all`] and the test policies.
-pub fn by_name(name: &str) -> Result<Box<dyn Policy>, String> {
+pub fn by_name(name: &str) -> Result<crate::PolicyBox, String> {
     if name == Knobs::NAME {
         return Ok(Box::new(Knobs));
     }
