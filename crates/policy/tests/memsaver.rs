@@ -7,11 +7,13 @@ use device::DeviceProfile;
 use engine::{Actor, Nanos, NS_PER_SEC};
 use framework::sim::{AppState as FwState, AppView, LaunchKind};
 use framework::FrameworkHooks;
+use hotlaunch_policy::memsaver::{
+    h_bit, Collect, Config, HEntry, Keep, MemSaver, State, Stats, B1_BIT, H_BITS,
+};
+use hotlaunch_policy::{resolve_params, ParamValue, Policy, Shared, SwapDevices, SwapOverrides};
 use kernel::mm::ContentSource;
 use kernel::types::*;
 use kernel::Kernel;
-use hotlaunch_policy::memsaver::{h_bit, Collect, Config, HEntry, Keep, MemSaver, State, Stats, B1_BIT, H_BITS};
-use hotlaunch_policy::{resolve_params, ParamValue, Policy, Shared, SwapDevices, SwapOverrides};
 
 fn device() -> DeviceProfile {
     let mut d = DeviceProfile::builtin("pixel3").unwrap();
@@ -26,7 +28,8 @@ fn kernel() -> Kernel {
     let mut c = ContentStore::new();
     c.append_synthetic(&SynthMix::default(), 64, 3);
     let d = device();
-    let b = hotlaunch_policy::android::stock_backends(&d, SwapOverrides::default(), SwapDevices::Zram).unwrap();
+    let b =
+        hotlaunch_policy::android::stock_backends(&d, SwapOverrides::default(), SwapDevices::Zram).unwrap();
     Kernel::new(&d, c, b, Default::default()).unwrap()
 }
 
@@ -58,7 +61,8 @@ impl Rig {
         k.access_range(0, Actor::AppMain(pid), ff, FILE, false).unwrap();
         let stats = Shared::new(Stats::default());
         let p = MemSaver::with_probe(stats.clone());
-        let given: Vec<(String, ParamValue)> = params.iter().map(|(a, b)| (a.to_string(), b.clone())).collect();
+        let given: Vec<(String, ParamValue)> =
+            params.iter().map(|(a, b)| (a.to_string(), b.clone())).collect();
         let params = resolve_params(&p, &given).unwrap();
         let parts = p.build(&device(), SwapOverrides::default(), &params).unwrap();
         let view = AppView {
@@ -83,10 +87,17 @@ impl Rig {
     }
 
     /// Run one hook at `self.now`, apply its queued work, then fire due timers up to `until`.
-    fn hook<R>(&mut self, f: impl FnOnce(&mut dyn FrameworkHooks, &mut kernel::facade::PolicyKernel, &AppView) -> R) -> R {
+    fn hook<R>(
+        &mut self,
+        f: impl FnOnce(&mut dyn FrameworkHooks, &mut kernel::facade::PolicyKernel, &AppView) -> R,
+    ) -> R {
         let mut v = self.view.clone();
         v.now = self.now;
-        let r = f(self.hooks.as_mut(), &mut self.k.policy_kernel(self.now, Actor::Kernel), &v);
+        let r = f(
+            self.hooks.as_mut(),
+            &mut self.k.policy_kernel(self.now, Actor::Kernel),
+            &v,
+        );
         self.k.apply_policy_cmds();
         r
     }
@@ -113,7 +124,9 @@ impl Rig {
 
     fn touch(&mut self, pages: &[PageIdx]) -> Vec<PageIdx> {
         for &p in pages {
-            self.k.access(self.now, Actor::AppMain(self.view.pid), p, false).unwrap();
+            self.k
+                .access(self.now, Actor::AppMain(self.view.pid), p, false)
+                .unwrap();
         }
         pages.to_vec()
     }
@@ -165,7 +178,11 @@ fn detection_pages_out_all_anon_then_h_and_b1_are_kept() {
     assert_eq!(s.len(), 1);
     assert_eq!(s[0].kind, "detect");
     for p in nf..nf + ANON {
-        assert_eq!(r.state(p), PageState::Swapped, "anon page {p} paged out for detection");
+        assert_eq!(
+            r.state(p),
+            PageState::Swapped,
+            "anon page {p} paged out for detection"
+        );
     }
     for p in ff..ff + FILE {
         assert_eq!(r.state(p), PageState::Resident, "no file page dropped without H");
@@ -189,9 +206,17 @@ fn detection_pages_out_all_anon_then_h_and_b1_are_kept() {
     for p in r.all() {
         let keep = r.bits(p) & (H_BITS | B1_BIT) != 0;
         if keep {
-            assert_eq!(r.state(p), PageState::Resident, "page {p} in H ∪ B1 never paged out");
+            assert_eq!(
+                r.state(p),
+                PageState::Resident,
+                "page {p} in H ∪ B1 never paged out"
+            );
         } else {
-            assert_ne!(r.state(p), PageState::Resident, "page {p} outside H ∪ B1 paged out");
+            assert_ne!(
+                r.state(p),
+                PageState::Resident,
+                "page {p} outside H ∪ B1 paged out"
+            );
         }
     }
     assert!(last.reduction() > 0.3, "{last:?}");

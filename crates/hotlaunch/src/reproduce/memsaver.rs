@@ -77,7 +77,7 @@ fn runs(name: &str, quick: bool) -> anyhow::Result<Runs> {
         };
         let out = run_policy(&spec, pol.as_ref(), &p.params, p.swap, |_, _| {})
             .with_context(|| format!("scenario {name}, run {}", p.label))?;
-        let stats = probe.with(|s| std::mem::take(s));
+        let stats = probe.with(std::mem::take);
         v.push(Run {
             label: p.label.clone(),
             out,
@@ -139,7 +139,11 @@ fn reduction_by_app_ctx(run: &Run) -> (f64, f64, usize) {
         by.entry((p.app, p.context)).or_default().push(p.reduction());
     }
     let per: Vec<f64> = by.values().map(|v| mean(v)).collect();
-    (mean(&per), per.iter().copied().fold(f64::NAN, f64::max), per.len())
+    (
+        mean(&per),
+        per.iter().copied().fold(f64::NAN, f64::max),
+        per.len(),
+    )
 }
 
 /// Hot launches of `run` that follow one of its retention page-outs, each with the ideal run's
@@ -161,13 +165,12 @@ fn fig11(quick: bool) -> anyhow::Result<Runs> {
 
 fn rss_row(quick: bool, label: &str, n: &str) -> anyhow::Result<(f64, f64, String)> {
     let rs = fig11(quick)?;
-    if std::env::var("MS_DEBUG").is_ok() {
-        for p in &get(&rs, label)?.stats.pageouts {
-            eprintln!("{label} {p:?}");
-        }
-    }
     let (avg, max, k) = reduction_by_app_ctx(get(&rs, label)?);
-    Ok((avg, max, format!("{n}: avg {}, max {} over {k} app-contexts", pct(avg), pct(max))))
+    Ok((
+        avg,
+        max,
+        format!("{n}: avg {}, max {} over {k} app-contexts", pct(avg), pct(max)),
+    ))
 }
 
 /// Row 1: RSS reduction, anonymous pages only.
@@ -214,8 +217,12 @@ fn latency(quick: bool) -> anyhow::Result<Check> {
     let med = median(&inc);
     let f50 = within50 as f64 / n.max(1) as f64;
     let collecting: Vec<f64> = {
-        let by_t: BTreeMap<(usize, u64), f64> =
-            ideal.stats.launches.iter().map(|l| ((l.app, l.t), l.ms)).collect();
+        let by_t: BTreeMap<(usize, u64), f64> = ideal
+            .stats
+            .launches
+            .iter()
+            .map(|l| ((l.app, l.t), l.ms))
+            .collect();
         get(&rs, "anon+file")?
             .stats
             .launches
@@ -246,7 +253,10 @@ fn youtube(rs: &[Run], label: &str) -> anyhow::Result<(f64, f64, u64)> {
     let yt = app_index(run, "YouTube").context("no YouTube")?;
     let ps = retains(run, Some(yt));
     let red = mean(&ps.iter().map(|p| p.reduction()).collect::<Vec<_>>());
-    let swapped: u64 = ps.iter().map(|p| p.rss_before().saturating_sub(p.rss_after())).sum();
+    let swapped: u64 = ps
+        .iter()
+        .map(|p| p.rss_before().saturating_sub(p.rss_after()))
+        .sum();
     let pr = paired(run, ideal, Some(yt));
     let ratio = mean(&pr.iter().map(|&(_, m, i)| m / i).collect::<Vec<_>>());
     Ok((red, ratio, swapped / ps.len().max(1) as u64))
@@ -323,7 +333,12 @@ fn overlap(a: &[u32], b: &[u32]) -> f64 {
 /// Row 6: overlap of detected H's (YouTube, video).
 fn h_overlap(quick: bool) -> anyhow::Result<Check> {
     let rs = runs("memsaver-fig9-youtube", quick)?;
-    let hs: Vec<&Vec<u32>> = get(&rs, "every")?.stats.h_sets.iter().map(|(_, _, s)| s).collect();
+    let hs: Vec<&Vec<u32>> = get(&rs, "every")?
+        .stats
+        .h_sets
+        .iter()
+        .map(|(_, _, s)| s)
+        .collect();
     anyhow::ensure!(hs.len() >= 2, "only {} H collected", hs.len());
     let h1 = hs[hs.len() - 1];
     let older: Vec<f64> = hs.iter().rev().skip(1).take(4).map(|h| overlap(h, h1)).collect();
@@ -441,7 +456,7 @@ fn system(quick: bool) -> anyhow::Result<Check> {
     let ratio = m.out.cached_mean() / a.out.cached_mean();
     let kills = |r: &Run| r.out.kills.values().sum::<u64>();
     Ok(Check {
-        check: "10 background apps kept alive, 24 apps round-robin with lmkd (not measured in the paper)".into(),
+        check: "10 background apps kept alive, 20 apps round-robin, 4 GB Pixel 3, lmkd (not measured in the paper)".into(),
         paper: "§4 extrapolation: 10 -> 15 apps with 33% saving (arithmetic)".into(),
         simulated: format!(
             "mean cached apps {:.1} stock vs {:.1} MemSaver ({ratio:.2}x); peak {} vs {}; kills {} vs {}",

@@ -402,7 +402,8 @@ impl FrameworkHooks for Lifecycle {
             if st.cfg.keep == Keep::LruF {
                 let ptes = Self::lru_f_tick(k, app.pid);
                 charge_scan(k, st, ptes);
-                k.cx().schedule(now + st.cfg.lru_f_window, token(T_LRU_F, app.app, gen));
+                k.cx()
+                    .schedule(now + st.cfg.lru_f_window, token(T_LRU_F, app.app, gen));
             }
         });
     }

@@ -333,7 +333,9 @@ impl Config {
     pub fn from_params(p: &Params) -> Result<Config, String> {
         let depth = p.int("depth");
         if !(1..=3).contains(&depth) {
-            return Err(format!("memsaver.depth = {depth}: the H stack has 1 to 3 spare bits"));
+            return Err(format!(
+                "memsaver.depth = {depth}: the H stack has 1 to 3 spare bits"
+            ));
         }
         Ok(Config {
             depth: depth as u8,
@@ -404,9 +406,17 @@ impl Policy for MemSaver {
         ]
     }
 
-    fn build(&self, device: &DeviceProfile, swap: SwapOverrides, params: &Params) -> Result<PolicyParts, String> {
+    fn build(
+        &self,
+        device: &DeviceProfile,
+        swap: SwapOverrides,
+        params: &Params,
+    ) -> Result<PolicyParts, String> {
         let cfg = Config::from_params(params)?;
-        let stats = self.probe.clone().unwrap_or_else(|| Shared::new(Stats::default()));
+        let stats = self
+            .probe
+            .clone()
+            .unwrap_or_else(|| Shared::new(Stats::default()));
         let state = Shared::new(State::new(cfg, stats));
         Ok(PolicyParts {
             backends: stock_backends(device, swap, SwapDevices::Zram)?,
