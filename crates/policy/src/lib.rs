@@ -6,7 +6,9 @@
 //!
 //! Shipped: [`android`] (`android`: LRU reclaim + zram, lmkd) and `android-swap` (the same plus a
 //! flash swap partition behind zram). The research techniques (Marvin, Fleet, Ariadne, MemSaver,
-//! regions) come as further modules implementing the same [`Policy`] trait.
+//! regions) come as further modules implementing the same [`Policy`] trait: [`memsaver`] (`memsaver`,
+//! MemSaver ICPE'24: per-context hot-launch pages + transition working set kept, the rest of a
+//! background app paged out at the end of its transition).
 //!
 //! **Parameters** ([`params`]): a policy declares its parameter table with [`Policy::params`]
 //! (name, type, default, range, unit, description, source of the default). A scenario's
@@ -30,6 +32,7 @@
 
 pub mod android;
 pub mod compose;
+pub mod memsaver;
 pub mod params;
 pub mod shared;
 #[doc(hidden)]
@@ -131,6 +134,7 @@ pub fn all() -> Vec<PolicyBox> {
     vec![
         Box::new(android::Android { flash_swap: false }),
         Box::new(android::Android { flash_swap: true }),
+        Box::new(memsaver::MemSaver::default()),
     ]
 }
 

@@ -280,6 +280,18 @@ pub struct ResolvedScenario {
 const BUILTINS: &[(&str, &str)] = &[
     ("default", include_str!("../scenarios/default.toml")),
     (
+        "memsaver-fig11-contexts",
+        include_str!("../scenarios/memsaver-fig11-contexts.toml"),
+    ),
+    (
+        "memsaver-fig9-youtube",
+        include_str!("../scenarios/memsaver-fig9-youtube.toml"),
+    ),
+    (
+        "memsaver-system",
+        include_str!("../scenarios/memsaver-system.toml"),
+    ),
+    (
         "fleet-fig2-twitter",
         include_str!("../scenarios/fleet-fig2-twitter.toml"),
     ),
