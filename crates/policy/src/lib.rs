@@ -5,7 +5,8 @@
 //! devices it runs with; lower layers never know which policy runs.
 //!
 //! Shipped: [`android`] (`android`: LRU reclaim + zram, lmkd) and `android-swap` (the same plus a
-//! flash swap partition behind zram). The research techniques (Marvin, Fleet, Ariadne, MemSaver,
+//! flash swap partition behind zram); [`ariadne`] (`ariadne`, HPCA'25: hot/warm/cold lists,
+//! chunk size by hotness, pre-decompression, compressed writeback). The other research techniques (Marvin, Fleet, Ariadne, MemSaver,
 //! regions) come as further modules implementing the same [`Policy`] trait.
 //!
 //! **Parameters** ([`params`]): a policy declares its parameter table with [`Policy::params`]
@@ -29,6 +30,7 @@
 //! ```
 
 pub mod android;
+pub mod ariadne;
 pub mod compose;
 pub mod params;
 pub mod shared;
@@ -126,6 +128,7 @@ pub fn all() -> Vec<Box<dyn Policy>> {
     vec![
         Box::new(android::Android { flash_swap: false }),
         Box::new(android::Android { flash_swap: true }),
+        Box::new(ariadne::Ariadne::default()),
     ]
 }
 
