@@ -296,6 +296,10 @@ const BUILTINS: &[(&str, &str)] = &[
         include_str!("../scenarios/ariadne-6.1-relaunch.toml"),
     ),
     (
+        "ariadne-6.1-lzo",
+        include_str!("../scenarios/ariadne-6.1-lzo.toml"),
+    ),
+    (
         "ariadne-table2-light",
         include_str!("../scenarios/ariadne-table2-light.toml"),
     ),

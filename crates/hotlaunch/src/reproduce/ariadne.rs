@@ -67,8 +67,11 @@ impl Summary {
 /// One run: label, summary, Ariadne's metrics (Ariadne runs only).
 type Run = (String, Summary, Option<Stats>);
 
+/// Cached runs: (scenario, quick, runs).
+type Cached = (String, bool, Rc<Vec<Run>>);
+
 thread_local! {
-    static RUNS: RefCell<Vec<(String, bool, Rc<Vec<Run>>)>> = const { RefCell::new(Vec::new()) };
+    static RUNS: RefCell<Vec<Cached>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Every variant of a built-in scenario, Ariadne runs with a metrics sink; cached per process.
@@ -88,12 +91,14 @@ fn runs(name: &str, quick: bool) -> anyhow::Result<Rc<Vec<Run>>> {
             RelaunchAfter {
                 targets,
                 repeats,
+                n_between,
                 params,
                 ..
             } => {
                 targets.truncate(1);
                 *repeats = 1;
-                params.use_s = params.use_s.min(10.0);
+                *n_between = (*n_between).min(4);
+                params.use_s = params.use_s.min(5.0);
             }
             w => super::shrink(w),
         }
@@ -133,6 +138,23 @@ fn runs(name: &str, quick: bool) -> anyhow::Result<Rc<Vec<Run>>> {
 
 fn relaunch(quick: bool) -> anyhow::Result<Rc<Vec<Run>>> {
     runs("ariadne-6.1-relaunch", quick)
+}
+
+/// The LZO pair (ZRAM-LZO, EHL-LZO); not run with `--quick` (the LZO codec is several times
+/// slower on the host at 16 KiB chunks than LZ4, too slow for the smoke test).
+fn lzo(quick: bool) -> anyhow::Result<Option<Rc<Vec<Run>>>> {
+    if quick {
+        return Ok(None);
+    }
+    runs("ariadne-6.1-lzo", quick).map(Some)
+}
+
+/// `f` of the LZO runs, or "not run" in `--quick`.
+fn with_lzo(quick: bool, f: impl Fn(&[Run]) -> anyhow::Result<String>) -> anyhow::Result<String> {
+    match lzo(quick)? {
+        Some(l) => f(&l),
+        None => Ok("LZO not run in --quick".into()),
+    }
 }
 
 fn out<'a>(runs: &'a [Run], label: &str) -> anyhow::Result<&'a Summary> {
@@ -178,17 +200,21 @@ fn relaunch_vs_zram(quick: bool) -> anyhow::Result<Check> {
     };
     let ehl = red("ehl", zram)?;
     let al = red("al", zram)?;
-    let lzo = red("ehl-lzo", out(&r, "zram-lzo")?)?;
+    let lzo = with_lzo(quick, |l| {
+        Ok(format!(
+            "EHL {} (LZO)",
+            pct(paired(out(l, "ehl-lzo")?, out(l, "zram-lzo")?, |a, z| a / z - 1.0))
+        ))
+    })?;
     let bound = paired(dram, zram, |d, z| d / z - 1.0);
     let ok = [ehl, al].iter().all(|x| (-0.60..=-0.35).contains(x)) && ehl >= bound - 0.02;
     Ok(Check {
         check: "relaunch latency vs ZRAM, Ariadne 1K-2K-16K (mean of target apps)".into(),
         paper: "≈ −50% (§6.1; YouTube 122→73/75 ms)".into(),
         simulated: format!(
-            "EHL {}, AL {} (LZ4); EHL {} (LZO); bound 1−DRAM/ZRAM {}",
+            "EHL {}, AL {} (LZ4); {lzo}; bound 1−DRAM/ZRAM {}",
             pct(ehl),
             pct(al),
-            pct(lzo),
             pct(bound)
         ),
         tolerance: "−35%..−60%, not beyond the DRAM bound".into(),
@@ -219,15 +245,20 @@ fn codec_cpu(o: &Summary) -> f64 {
 fn cpu_ratio(quick: bool) -> anyhow::Result<Check> {
     let r = relaunch(quick)?;
     let z = codec_cpu(out(&r, "zram")?);
-    let zl = codec_cpu(out(&r, "zram-lzo")?);
+
     let ehl = codec_cpu(out(&r, "ehl")?) / z;
     let al = codec_cpu(out(&r, "al")?) / z;
-    let lzo = codec_cpu(out(&r, "ehl-lzo")?) / zl;
+    let lzo = with_lzo(quick, |l| {
+        Ok(format!(
+            "EHL {:.2} (LZO)",
+            codec_cpu(out(l, "ehl-lzo")?) / codec_cpu(out(l, "zram-lzo")?)
+        ))
+    })?;
     let mean = (ehl + al) / 2.0;
     Ok(Check {
         check: "(de)compression CPU over the run / ZRAM".into(),
         paper: "≈ 0.85 average; EHL YouTube 0.75, Twitter 0.70 (Fig. 11)".into(),
-        simulated: format!("EHL {ehl:.2}, AL {al:.2} (LZ4); EHL {lzo:.2} (LZO)"),
+        simulated: format!("EHL {ehl:.2}, AL {al:.2} (LZ4); {lzo}"),
         tolerance: "0.70–0.95 on average (EHL, AL)".into(),
         status: status((0.70..=0.95).contains(&mean)),
     })
@@ -237,11 +268,17 @@ fn cpu_ratio(quick: bool) -> anyhow::Result<Check> {
 fn zram_vs_dram(quick: bool) -> anyhow::Result<Check> {
     let r = relaunch(quick)?;
     let ratio = paired(out(&r, "zram")?, out(&r, "dram")?, |z, d| z / d);
-    let lzo = paired(out(&r, "zram-lzo")?, out(&r, "dram")?, |z, d| z / d);
+    let dram = out(&r, "dram")?;
+    let lzo = with_lzo(quick, |l| {
+        Ok(format!(
+            "{:.2}x (LZO)",
+            paired(out(l, "zram-lzo")?, dram, |z, d| z / d)
+        ))
+    })?;
     Ok(Check {
         check: "baseline: ZRAM relaunch / DRAM relaunch (mean of target apps)".into(),
         paper: "2.1x (§2.3); artifact 1.94–2.66x".into(),
-        simulated: format!("{ratio:.2}x (LZ4), {lzo:.2}x (LZO)"),
+        simulated: format!("{ratio:.2}x (LZ4), {lzo}"),
         tolerance: "1.6–2.7x".into(),
         status: status((1.6..=2.7).contains(&ratio)),
     })
@@ -313,13 +350,18 @@ fn decompression(quick: bool) -> anyhow::Result<Check> {
     let d = |l: &str| -> anyhow::Result<f64> { Ok(out(&r, l)?.decompress_ns) };
     let ehl = d("ehl")? / d("zram")? - 1.0;
     let al = d("al")? / d("zram")? - 1.0;
-    let lzo = d("ehl-lzo")? / d("zram-lzo")? - 1.0;
+    let lzo = with_lzo(quick, |l| {
+        Ok(format!(
+            "EHL {} (LZO)",
+            pct(out(l, "ehl-lzo")?.decompress_ns / out(l, "zram-lzo")?.decompress_ns - 1.0)
+        ))
+    })?;
     Ok(Check {
         check: "decompression CPU, 1K-2K-16K vs 4 KiB ZRAM (whole run)".into(),
         paper: "YouTube/Twitter −60%, BangDream −90% (Fig. 12, LZO)".into(),
-        simulated: format!("EHL {} (LZO {}), AL {}", pct(ehl), pct(lzo), pct(al)),
-        tolerance: "a reduction of ≥ 30% (LZO EHL)".into(),
-        status: status(lzo <= -0.30),
+        simulated: format!("EHL {}, AL {} (LZ4); {lzo}", pct(ehl), pct(al)),
+        tolerance: "a reduction of ≥ 30% (EHL)".into(),
+        status: status(ehl <= -0.30),
     })
 }
 

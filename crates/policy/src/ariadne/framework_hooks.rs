@@ -34,6 +34,21 @@ fn common(a: &[PageIdx], b: &[PageIdx]) -> usize {
     n
 }
 
+/// Sorted runs `(first, pages)` of a page list.
+fn runs(pages: &[PageIdx]) -> Vec<(PageIdx, u32)> {
+    let mut v = pages.to_vec();
+    v.sort_unstable();
+    v.dedup();
+    let mut out: Vec<(PageIdx, u32)> = Vec::new();
+    for p in v {
+        match out.last_mut() {
+            Some((f, n)) if *f + *n == p => *n += 1,
+            _ => out.push((p, 1)),
+        }
+    }
+    out
+}
+
 impl FrameworkHooks for Lifecycle {
     fn on_launch_start(&mut self, _k: &mut PolicyKernel, app: &AppView, _kind: LaunchKind) -> Stall {
         self.0.with(|s| {
@@ -57,7 +72,7 @@ impl FrameworkHooks for Lifecycle {
         let mut sorted = anon.clone();
         sorted.sort_unstable();
         sorted.dedup();
-        let moves = self.0.with(|s| {
+        let (moves, ehl, unlock, lock) = self.0.with(|s| {
             for &i in touched {
                 s.note_use(i, pid);
             }
@@ -106,14 +121,27 @@ impl FrameworkHooks for Lifecycle {
                 s.set_class(i, pid, Class::Hot);
             }
             moves += anon.len() as u64;
+            let lock = runs(&anon);
+            let unlock = runs(&old);
             let e = s.app(app.app);
             e.hot = anon;
             e.pid = pid;
             s.launching = None;
             s.launch_faults.clear();
-            moves * s.cfg.lru_op_ns
+            (moves * s.cfg.lru_op_ns, s.cfg.exclude_hot, unlock, lock)
         });
         k.cx().charge(moves);
+        if ehl {
+            // EHL: the hot list stays uncompressed in DRAM, whichever path would page it out
+            // (reclaim or the framework's cached-app compaction): it is kept on the unevictable
+            // list until it stops being hot.
+            for (first, n) in unlock {
+                k.munlock(first, n);
+            }
+            for (first, n) in lock {
+                k.mlock(first, n);
+            }
+        }
     }
 
     fn on_foreground(&mut self, k: &mut PolicyKernel, app: &AppView) {

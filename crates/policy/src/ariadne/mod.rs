@@ -32,8 +32,10 @@
 //!   (not loaded since the last idle marking; HotnessOrg stores cold data first, so these are
 //!   mostly cold chunks) are written to flash still compressed (`writeback_compressed`: blocks
 //!   of the compressed size, decompressed on load), at most `writeback_max_mib` per period.
-//! - **EHL / AL** (§5): `exclude_hot = true` never compresses a hot page (EHL); false lets
-//!   reclaim take hot pages as a last resort (AL).
+//! - **EHL / AL** (§5): `exclude_hot = true` never compresses a hot page (EHL): the hot list is
+//!   mlocked from the launch that made it hot until it is demoted, so neither reclaim nor the
+//!   framework's cached-app compaction (`madvise(PAGEOUT)`) takes it; false lets reclaim take
+//!   hot pages as a last resort (AL).
 //! - Ablations: `hotness_org`, `adaptive_comp`, `predecomp`, `writeback` each switch one
 //!   mechanism off; with all four off and 4K-4K-4K the policy is stock zram (the ZRAM baseline,
 //!   also with another `codec`).
