@@ -114,14 +114,12 @@ fn runs(name: &str, quick: bool) -> anyhow::Result<Rc<Vec<Run>>> {
             });
             s
         });
-        let t0 = std::time::Instant::now();
         let o = run_policy(&spec, p.policy.as_ref(), &p.params, p.swap, |_, _| {})
             .with_context(|| format!("scenario {name}, run {}", p.label))?;
         if std::env::var_os("HOTLAUNCH_DEBUG").is_some() {
             eprintln!(
-                "{name}/{}: {:.1} s; {:?}",
+                "{name}/{}: {:?}",
                 p.label,
-                t0.elapsed().as_secs_f64(),
                 sink.as_ref().map(|s| s.with(|x| x.clone()))
             );
         }
