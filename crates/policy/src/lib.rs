@@ -5,10 +5,12 @@
 //! devices it runs with; lower layers never know which policy runs.
 //!
 //! Shipped: [`android`] (`android`: LRU reclaim + zram, lmkd) and `android-swap` (the same plus a
-//! flash swap partition behind zram). The research techniques (Marvin, Fleet, Ariadne, MemSaver,
-//! regions) come as further modules implementing the same [`Policy`] trait: [`memsaver`] (`memsaver`,
-//! MemSaver ICPE'24: per-context hot-launch pages + transition working set kept, the rest of a
-//! background app paged out at the end of its transition).
+//! flash swap partition behind zram). The research techniques, one module each implementing the
+//! same [`Policy`] trait:
+//! - [`ariadne`] (`ariadne`, Ariadne HPCA'25): hot/warm/cold lists, chunk size by hotness,
+//!   pre-decompression, compressed writeback.
+//! - [`memsaver`] (`memsaver`, MemSaver ICPE'24): per-context hot-launch pages + transition working
+//!   set kept, the rest of a background app paged out at the end of its transition.
 //!
 //! **Parameters** ([`params`]): a policy declares its parameter table with [`Policy::params`]
 //! (name, type, default, range, unit, description, source of the default). A scenario's
@@ -31,6 +33,7 @@
 //! ```
 
 pub mod android;
+pub mod ariadne;
 pub mod compose;
 pub mod memsaver;
 pub mod params;
@@ -40,7 +43,7 @@ pub mod testing;
 
 pub use compose::{compose, ChainedFramework, Composed, Seams};
 pub use params::{ParamError, ParamKind, ParamSpec, ParamValue, Params};
-pub use shared::Shared;
+pub use shared::{Probe, Shared};
 
 use device::DeviceProfile;
 use framework::FrameworkHooks;
@@ -134,6 +137,7 @@ pub fn all() -> Vec<PolicyBox> {
     vec![
         Box::new(android::Android { flash_swap: false }),
         Box::new(android::Android { flash_swap: true }),
+        Box::new(ariadne::Ariadne::default()),
         Box::new(memsaver::MemSaver::default()),
     ]
 }

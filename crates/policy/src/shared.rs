@@ -43,6 +43,30 @@ impl<S> Shared<S> {
     }
 }
 
+/// Where a policy's runs write metrics a caller reads after the run (tests, `reproduce`): the
+/// same `with` as [`Shared`], but `Send + Sync` (an `Arc<Mutex>`), so a policy value holding one
+/// can sit in the registry and run plans that worker threads share. Uncontended: a run is
+/// single-threaded and the caller reads only after it.
+#[derive(Debug, Default)]
+pub struct Probe<S>(std::sync::Arc<std::sync::Mutex<S>>);
+
+impl<S> Clone for Probe<S> {
+    fn clone(&self) -> Self {
+        Probe(std::sync::Arc::clone(&self.0))
+    }
+}
+
+impl<S> Probe<S> {
+    pub fn new(state: S) -> Self {
+        Probe(std::sync::Arc::new(std::sync::Mutex::new(state)))
+    }
+
+    /// Run `f` on the metrics (a poisoned lock still gives its data: metrics are plain counters).
+    pub fn with<R>(&self, f: impl FnOnce(&mut S) -> R) -> R {
+        f(&mut self.0.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -55,5 +79,13 @@ mod tests {
         b.with(|s| *s += 3);
         assert_eq!(a.with(|s| *s), 5);
         assert_eq!(a.holders(), 2);
+    }
+
+    #[test]
+    fn probe_clones_share_one_record() {
+        let a = Probe::new(Vec::<u32>::new());
+        let b = a.clone();
+        b.with(|v| v.push(4));
+        assert_eq!(a.with(|v| v.clone()), vec![4]);
     }
 }

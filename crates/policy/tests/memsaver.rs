@@ -10,7 +10,7 @@ use framework::FrameworkHooks;
 use hotlaunch_policy::memsaver::{
     h_bit, Collect, Config, HEntry, Keep, MemSaver, State, Stats, B1_BIT, H_BITS,
 };
-use hotlaunch_policy::{resolve_params, ParamValue, Policy, Shared, SwapDevices, SwapOverrides};
+use hotlaunch_policy::{resolve_params, ParamValue, Policy, Probe, SwapDevices, SwapOverrides};
 use kernel::mm::ContentSource;
 use kernel::types::*;
 use kernel::Kernel;
@@ -48,7 +48,7 @@ struct Rig {
     hooks: Box<dyn FrameworkHooks>,
     view: AppView,
     now: Nanos,
-    stats: Shared<Stats>,
+    stats: Probe<Stats>,
 }
 
 impl Rig {
@@ -59,7 +59,7 @@ impl Rig {
         let ff = k.mmap(pid, FILE, PageKind::File, true, SRC).unwrap();
         k.access_range(0, Actor::AppMain(pid), nf, ANON, true).unwrap();
         k.access_range(0, Actor::AppMain(pid), ff, FILE, false).unwrap();
-        let stats = Shared::new(Stats::default());
+        let stats = Probe::new(Stats::default());
         let p = MemSaver::with_probe(stats.clone());
         let given: Vec<(String, ParamValue)> =
             params.iter().map(|(a, b)| (a.to_string(), b.clone())).collect();
@@ -279,7 +279,7 @@ fn collect(st: &mut State, ctx: usize) -> bool {
 
 #[test]
 fn h_stack_is_an_lru_of_at_most_depth_sets() {
-    let mut st = State::new(cfg(3, Collect::Paper), Shared::new(Stats::default()));
+    let mut st = State::new(cfg(3, Collect::Paper), Probe::new(Stats::default()));
     assert!(collect(&mut st, 0)); // no H of 0
     assert!(!collect(&mut st, 0), "H(0) on top: skip");
     assert!(collect(&mut st, 1));
@@ -298,7 +298,7 @@ fn h_stack_is_an_lru_of_at_most_depth_sets() {
     let bits: Vec<u8> = st.apps[0].stack.iter().map(|e| e.bit).collect();
     assert_eq!(bits.iter().fold(0, |m, b| m | b), h_bit(0) | h_bit(1) | h_bit(2));
     // `every` collects always but never keeps more than `depth` sets.
-    let mut st = State::new(cfg(2, Collect::Every), Shared::new(Stats::default()));
+    let mut st = State::new(cfg(2, Collect::Every), Probe::new(Stats::default()));
     for _ in 0..5 {
         assert!(collect(&mut st, 0));
     }

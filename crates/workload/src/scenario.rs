@@ -304,6 +304,22 @@ const BUILTINS: &[(&str, &str)] = &[
         include_str!("../scenarios/ariadne-fig2-zram.toml"),
     ),
     (
+        "ariadne-6.1-relaunch",
+        include_str!("../scenarios/ariadne-6.1-relaunch.toml"),
+    ),
+    (
+        "ariadne-6.1-lzo",
+        include_str!("../scenarios/ariadne-6.1-lzo.toml"),
+    ),
+    (
+        "ariadne-table2-light",
+        include_str!("../scenarios/ariadne-table2-light.toml"),
+    ),
+    (
+        "ariadne-table2-heavy",
+        include_str!("../scenarios/ariadne-table2-heavy.toml"),
+    ),
+    (
         "marvin-fig3-alloc",
         include_str!("../scenarios/marvin-fig3-alloc.toml"),
     ),

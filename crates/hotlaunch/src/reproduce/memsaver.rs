@@ -12,7 +12,7 @@ use crate::{plan_runs, run_policy, RunSpec};
 use anyhow::Context;
 use framework::sim::SimOutput;
 use policy::memsaver::{LaunchRec, MemSaver, PageOutRec, Stats};
-use policy::{Policy, Shared};
+use policy::{Policy, Probe};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -66,7 +66,7 @@ fn runs(name: &str, quick: bool) -> anyhow::Result<Runs> {
     spec.sim.app_compaction = false;
     let mut v = Vec::new();
     for p in plan_runs(&r, &[])? {
-        let probe = Shared::new(Stats {
+        let probe = Probe::new(Stats {
             record_sets: true,
             ..Stats::default()
         });

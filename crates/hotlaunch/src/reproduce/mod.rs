@@ -11,6 +11,7 @@ use anyhow::Context;
 use framework::sim::SimOutput;
 use serde::Serialize;
 
+mod ariadne;
 mod baseline;
 mod memsaver;
 
@@ -33,10 +34,14 @@ pub type CheckList = Vec<(&'static str, CheckFn)>;
 
 /// The check groups (`hotlaunch reproduce [GROUP]`), each with the function listing its checks.
 type Group = (&'static str, fn() -> CheckList);
-const REGISTRY: &[Group] = &[("baseline", baseline::checks), ("memsaver", memsaver::checks)];
+const REGISTRY: &[Group] = &[
+    ("baseline", baseline::checks),
+    ("ariadne", ariadne::checks),
+    ("memsaver", memsaver::checks),
+];
 
 /// Names of the check groups (`hotlaunch reproduce [GROUP]`).
-pub const GROUPS: &[&str] = &["baseline", "memsaver"];
+pub const GROUPS: &[&str] = &["baseline", "ariadne", "memsaver"];
 
 pub(crate) fn status(ok: bool) -> String {
     if ok { "PASS" } else { "GAP" }.to_string()

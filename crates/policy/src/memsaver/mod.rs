@@ -57,7 +57,7 @@
 mod hooks;
 
 use crate::android::stock_backends;
-use crate::{ParamSpec, Params, Policy, PolicyParts, Seams, Shared, SwapDevices, SwapOverrides};
+use crate::{ParamSpec, Params, Policy, PolicyParts, Probe, Seams, Shared, SwapDevices, SwapOverrides};
 use device::DeviceProfile;
 use engine::{Nanos, NS_PER_SEC};
 use kernel::types::{PageIdx, Pid};
@@ -240,11 +240,11 @@ pub struct AppState {
 pub struct State {
     pub cfg: Config,
     pub apps: Vec<AppState>,
-    pub stats: Shared<Stats>,
+    pub stats: Probe<Stats>,
 }
 
 impl State {
-    pub fn new(cfg: Config, stats: Shared<Stats>) -> Self {
+    pub fn new(cfg: Config, stats: Probe<Stats>) -> Self {
         State {
             cfg,
             apps: Vec::new(),
@@ -319,12 +319,12 @@ impl State {
 /// The `memsaver` policy. `probe`: where its metrics go (tests and `reproduce memsaver`).
 #[derive(Default)]
 pub struct MemSaver {
-    probe: Option<Shared<Stats>>,
+    probe: Option<Probe<Stats>>,
 }
 
 impl MemSaver {
     /// A policy whose runs write their metrics into `probe`.
-    pub fn with_probe(probe: Shared<Stats>) -> Self {
+    pub fn with_probe(probe: Probe<Stats>) -> Self {
         MemSaver { probe: Some(probe) }
     }
 }
@@ -417,10 +417,7 @@ impl Policy for MemSaver {
         params: &Params,
     ) -> Result<PolicyParts, String> {
         let cfg = Config::from_params(params)?;
-        let stats = self
-            .probe
-            .clone()
-            .unwrap_or_else(|| Shared::new(Stats::default()));
+        let stats = self.probe.clone().unwrap_or_else(|| Probe::new(Stats::default()));
         let state = Shared::new(State::new(cfg, stats));
         Ok(PolicyParts {
             backends: stock_backends(device, swap, SwapDevices::Zram)?,

@@ -1,0 +1,210 @@
+//! Ariadne's framework hooks: the hot list from each launch's touched pages (HotnessOrg's
+//! hotness initialisation and update), the app LRU, hot-list coverage/accuracy and swap-in
+//! locality metrics, and the periodic compressed writeback.
+
+use super::state::{locality, Class, State};
+use crate::Shared;
+use engine::Stall;
+use framework::sim::{AppView, LaunchKind, PolicyKernel};
+use framework::FrameworkHooks;
+use kernel::swap::{SwapMaintenance, WritebackMode};
+use kernel::types::PageIdx;
+
+/// Timer token of the writeback period.
+const WRITEBACK: u64 = 1;
+/// Locality window (swap-ins), artifact `locality_check.py`.
+const WINDOW: usize = 256;
+
+pub(crate) struct Lifecycle(pub Shared<State>);
+
+/// |a ∩ b| of two sorted, deduplicated lists.
+fn common(a: &[PageIdx], b: &[PageIdx]) -> usize {
+    let (mut i, mut j, mut n) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                n += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    n
+}
+
+/// Sorted runs `(first, pages)` of a page list.
+fn runs(pages: &[PageIdx]) -> Vec<(PageIdx, u32)> {
+    let mut v = pages.to_vec();
+    v.sort_unstable();
+    v.dedup();
+    let mut out: Vec<(PageIdx, u32)> = Vec::new();
+    for p in v {
+        match out.last_mut() {
+            Some((f, n)) if *f + *n == p => *n += 1,
+            _ => out.push((p, 1)),
+        }
+    }
+    out
+}
+
+impl FrameworkHooks for Lifecycle {
+    fn on_launch_start(&mut self, _k: &mut PolicyKernel, app: &AppView, _kind: LaunchKind) -> Stall {
+        self.0.with(|s| {
+            let e = s.app(app.app);
+            e.pid = app.pid;
+            s.fg = Some(app.pid);
+            s.launching = Some(app.pid);
+            s.launch_faults.clear();
+        });
+        Stall::ZERO
+    }
+
+    fn on_launch_end(&mut self, k: &mut PolicyKernel, app: &AppView, kind: LaunchKind, touched: &[PageIdx]) {
+        let pid = app.pid;
+        // The launch's anonymous pages, first touch order.
+        let mut anon: Vec<PageIdx> = touched
+            .iter()
+            .copied()
+            .filter(|&i| k.page(i).is_some_and(|v| v.kind.is_anon() && v.pid == pid))
+            .collect();
+        let mut sorted = anon.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        let (moves, ehl, unlock, lock) = self.0.with(|s| {
+            for &i in touched {
+                s.note_use(i, pid);
+            }
+            // First-touch order, deduplicated, capped at the profiled hot-list size.
+            let mut seen = sorted.clone();
+            anon.retain(|i| match seen.binary_search(i) {
+                Ok(p) => {
+                    seen.remove(p);
+                    true
+                }
+                Err(_) => false,
+            });
+            anon.truncate(s.cfg.hot_list_pages);
+            let old = std::mem::take(&mut s.app(app.app).hot);
+            if kind == LaunchKind::Hot && !old.is_empty() && !sorted.is_empty() {
+                let mut h = old.clone();
+                h.sort_unstable();
+                let both = common(&h, &sorted) as f64;
+                let (cov, acc) = (both / sorted.len() as f64, both / h.len() as f64);
+                let win: Vec<(f64, f64)> = s
+                    .launch_faults
+                    .chunks(WINDOW)
+                    .filter(|w| w.len() >= 16)
+                    .map(|w| locality(s, w))
+                    .collect();
+                s.stats.with(|st| {
+                    st.relaunches += 1;
+                    st.coverage_sum += cov;
+                    st.accuracy_sum += acc;
+                    for (p2, p4) in win {
+                        st.windows += 1;
+                        st.p2_sum += p2;
+                        st.p4_sum += p4;
+                    }
+                });
+            }
+            // Hotness update: the old hot list becomes warm, this launch's pages hot.
+            let mut moves = 0u64;
+            for &i in &old {
+                if s.class(i, pid) == Class::Hot {
+                    s.set_class(i, pid, Class::Warm);
+                    moves += 1;
+                }
+            }
+            for &i in &anon {
+                s.set_class(i, pid, Class::Hot);
+            }
+            moves += anon.len() as u64;
+            let lock = runs(&anon);
+            let unlock = runs(&old);
+            let e = s.app(app.app);
+            e.hot = anon;
+            e.pid = pid;
+            s.launching = None;
+            s.launch_faults.clear();
+            (moves * s.cfg.lru_op_ns, s.cfg.exclude_hot, unlock, lock)
+        });
+        k.cx().charge(moves);
+        if ehl {
+            // EHL: the hot list stays uncompressed in DRAM, whichever path would page it out
+            // (reclaim or the framework's cached-app compaction): it is kept on the unevictable
+            // list until it stops being hot.
+            for (first, n) in unlock {
+                k.munlock(first, n);
+            }
+            for (first, n) in lock {
+                k.mlock(first, n);
+            }
+        }
+    }
+
+    fn on_foreground(&mut self, k: &mut PolicyKernel, app: &AppView) {
+        let now = k.now();
+        let start = self.0.with(|s| {
+            s.fg = Some(app.pid);
+            s.app(app.app).last_used = now;
+            let first = s.cfg.writeback && s.zram_capacity_pages > 0 && !s.writeback_armed;
+            s.writeback_armed = true;
+            first.then_some(s.cfg.writeback_period)
+        });
+        if let Some(p) = start {
+            k.cx().schedule(now + p, WRITEBACK);
+        }
+    }
+
+    fn on_background(&mut self, k: &mut PolicyKernel, app: &AppView) {
+        let now = k.now();
+        self.0.with(|s| {
+            if s.fg == Some(app.pid) {
+                s.fg = None;
+            }
+            s.app(app.app).last_used = now;
+        });
+    }
+
+    fn on_killed(&mut self, _k: &mut PolicyKernel, app: usize) {
+        self.0.with(|s| {
+            let pid = s.app(app).pid;
+            if s.fg == Some(pid) {
+                s.fg = None;
+            }
+            let e = s.app(app);
+            e.pid = 0;
+            e.hot.clear();
+        });
+    }
+
+    fn on_timer(&mut self, k: &mut PolicyKernel, token: u64) {
+        if token != WRITEBACK {
+            return;
+        }
+        let now = k.now();
+        let swapped = k.meminfo().swapped;
+        let (due, period, max) = self.0.with(|s| {
+            let due = swapped as f64 >= s.cfg.writeback_at * s.zram_capacity_pages as f64;
+            if due {
+                s.stats.with(|st| st.writebacks += 1);
+            }
+            (due, s.cfg.writeback_period, s.cfg.writeback_max_pages)
+        });
+        if due {
+            // Chunks not loaded since the last marking (a whole period) go to flash compressed.
+            k.swap_maintenance(
+                0,
+                SwapMaintenance::Writeback {
+                    mode: WritebackMode::Idle,
+                    max_pages: max,
+                },
+            );
+        }
+        k.swap_maintenance(0, SwapMaintenance::MarkIdle);
+        k.cx().charge(1_000);
+        k.cx().schedule(now + period, WRITEBACK);
+    }
+}
