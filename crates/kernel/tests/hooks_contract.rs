@@ -587,7 +587,7 @@ struct EvenFramesMove {
 impl PlacementHook for EvenFramesMove {
     fn migrate_page(&mut self, _cx: &mut engine::HookCx, pfn: Pfn, _purpose: AllocPurpose) -> bool {
         *self.asked.borrow_mut() += 1;
-        pfn % 2 == 0
+        pfn.is_multiple_of(2)
     }
 }
 
@@ -614,7 +614,7 @@ fn migration_moves_only_the_pages_the_placement_lets_move() {
         let now = k.page(idx).unwrap().loc;
         assert_eq!(
             now == before[i],
-            before[i] % 2 != 0,
+            !before[i].is_multiple_of(2),
             "page {i}: only even frames move"
         );
         assert_eq!(
