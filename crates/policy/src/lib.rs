@@ -6,7 +6,9 @@
 //!
 //! Shipped: [`android`] (`android`: LRU reclaim + zram, lmkd) and `android-swap` (the same plus a
 //! flash swap partition behind zram). The research techniques (Marvin, Fleet, Ariadne, MemSaver,
-//! regions) come as further modules implementing the same [`Policy`] trait.
+//! regions) come as further modules implementing the same [`Policy`] trait. [`regions`]
+//! (`regions`): ISMM'15 region-based allocation (region domains, special domains, domain
+//! compaction) through the placement seam.
 //!
 //! **Parameters** ([`params`]): a policy declares its parameter table with [`Policy::params`]
 //! (name, type, default, range, unit, description, source of the default). A scenario's
@@ -31,6 +33,7 @@
 pub mod android;
 pub mod compose;
 pub mod params;
+pub mod regions;
 pub mod shared;
 #[doc(hidden)]
 pub mod testing;
@@ -126,6 +129,7 @@ pub fn all() -> Vec<Box<dyn Policy>> {
     vec![
         Box::new(android::Android { flash_swap: false }),
         Box::new(android::Android { flash_swap: true }),
+        Box::new(regions::Regions),
     ]
 }
 

@@ -313,6 +313,7 @@ const BUILTINS: &[(&str, &str)] = &[
         include_str!("../scenarios/marvin-fig3-alloc.toml"),
     ),
     ("ismm15-livelab", include_str!("../scenarios/ismm15-livelab.toml")),
+    ("ismm15-regions", include_str!("../scenarios/ismm15-regions.toml")),
     (
         "fleet-7.1-capacity",
         include_str!("../scenarios/fleet-7.1-capacity.toml"),
