@@ -143,6 +143,15 @@ fn run(hooks: Box<dyn FrameworkHooks>) -> SimOutput {
 }
 
 fn run_with(hooks: Box<dyn FrameworkHooks>, runtime: framework::RuntimeHooksFactory) -> SimOutput {
+    run_cfg(hooks, runtime, |_| {}, KernelHooks::default())
+}
+
+fn run_cfg(
+    hooks: Box<dyn FrameworkHooks>,
+    runtime: framework::RuntimeHooksFactory,
+    tweak: impl FnOnce(&mut SimConfig),
+    kernel_hooks: KernelHooks,
+) -> SimOutput {
     let device = device::DeviceProfile::builtin("pixel3").unwrap();
     let mut contents = ContentStore::new();
     let range = contents.append_synthetic(&SynthMix::default(), 512, 1);
@@ -150,7 +159,7 @@ fn run_with(hooks: Box<dyn FrameworkHooks>, runtime: framework::RuntimeHooksFact
     let mut cfg = ZramConfig::from_profile(&device);
     cfg.disksize_bytes = 512 << 20;
     let zram = Zram::new(cfg, content::CostTable::builtin());
-    let k = Kernel::new(&device, contents, vec![Box::new(zram)], KernelHooks::default()).unwrap();
+    let k = Kernel::new(&device, contents, vec![Box::new(zram)], kernel_hooks).unwrap();
     let apps = vec![app("a", base, len, &device, 1), app("b", base, len, &device, 2)];
     let s = NS_PER_SEC;
     let actions = vec![
@@ -174,6 +183,7 @@ fn run_with(hooks: Box<dyn FrameworkHooks>, runtime: framework::RuntimeHooksFact
     ];
     let mut sc = SimConfig::defaults(5);
     sc.sample_every = 10 * s;
+    tweak(&mut sc);
     let sim = Simulation::new(
         k,
         device,
@@ -291,4 +301,93 @@ fn launch_start_stall_is_on_the_launch_path() {
         b >= a + 49_000 && b <= a + 51_000 + a / 10,
         "stock {a} µs, with a 50 ms start stall {b} µs"
     );
+}
+
+/// Holds every freed user frame for its process (released at exit): held pages show up in the
+/// time series.
+#[derive(Default)]
+struct HoldFreed {
+    held: Vec<(kernel::types::Pid, kernel::types::Pfn)>,
+}
+
+impl kernel::hooks::PlacementHook for HoldFreed {
+    fn alloc(
+        &mut self,
+        _: &mut engine::HookCx,
+        buddy: &mut kernel::buddy::BuddyAllocator,
+        order: u8,
+        mt: kernel::types::MigrateType,
+        _: kernel::hooks::AllocPurpose,
+    ) -> Option<kernel::types::Pfn> {
+        buddy
+            .alloc(order, mt)
+            .or_else(|| self.held.pop().map(|(_, p)| p).filter(|_| order == 0))
+    }
+    fn free(
+        &mut self,
+        _: &mut engine::HookCx,
+        buddy: &mut kernel::buddy::BuddyAllocator,
+        pfn: kernel::types::Pfn,
+        order: u8,
+        purpose: kernel::hooks::AllocPurpose,
+    ) {
+        match (order, purpose) {
+            (0, kernel::hooks::AllocPurpose::User { pid, .. }) => self.held.push((pid, pfn)),
+            _ => buddy.free(pfn, order),
+        }
+    }
+    fn held_free_pages(&self) -> u64 {
+        self.held.len() as u64
+    }
+    fn process_exit(
+        &mut self,
+        _: &mut engine::HookCx,
+        buddy: &mut kernel::buddy::BuddyAllocator,
+        pid: kernel::types::Pid,
+    ) {
+        self.held.retain(|&(p, f)| {
+            if p == pid {
+                buddy.free(f, 0);
+            }
+            p != pid
+        });
+    }
+}
+
+#[test]
+fn io_buffer_demand_allocates_per_launch_and_held_pages_are_sampled() {
+    let runtime: framework::RuntimeHooksFactory = framework::stock_runtime();
+    let demand = framework::sim::IoBufferDemand {
+        per_launch: 2.5,
+        mb: 3.0,
+        live: 2,
+    };
+    let hooks = KernelHooks {
+        placement: Box::new(HoldFreed::default()),
+        ..KernelHooks::default()
+    };
+    let out = run_cfg(
+        Box::new(framework::sim::StockFramework),
+        runtime,
+        |c| c.io_buffers = Some(demand),
+        hooks,
+    );
+    // Three launches at 2.5 buffers each: 2 + 3 + 2 (the fraction carries over).
+    let io = &out.kernel.io_buffers;
+    assert_eq!(io.allocations, 7);
+    let pages: u64 = io.blocks_by_order.iter().enumerate().map(|(o, n)| n << o).sum();
+    assert_eq!(pages, 7 * 768);
+    // Every buffer was released: no kernel frames left but the processes' own.
+    assert!(
+        out.samples.iter().any(|s| s.held_free_pages > 0),
+        "held pages are sampled"
+    );
+    out.kernel.check_invariants().unwrap();
+    // Without demand, nothing is allocated (stock).
+    let none = run_with(
+        Box::new(framework::sim::StockFramework),
+        framework::stock_runtime(),
+    );
+    assert_eq!(none.kernel.io_buffers.allocations, 0);
+    assert!(none.samples.iter().all(|s| s.held_free_pages == 0));
 }

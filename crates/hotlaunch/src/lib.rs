@@ -66,7 +66,15 @@ impl RunSpec {
             apps: r.apps.clone(),
             actions,
             end: r.timeline.end_ns,
-            sim: sim_config(&r.device, r.seed),
+            sim: {
+                let mut cfg = sim_config(&r.device, r.seed);
+                cfg.io_buffers = r.io_buffers.map(|b| framework::sim::IoBufferDemand {
+                    per_launch: b.per_launch,
+                    mb: b.mb,
+                    live: b.live,
+                });
+                cfg
+            },
         }
     }
 }

@@ -275,8 +275,10 @@ impl Kernel {
             buf.blocks.push((pfn, 0));
             remaining -= 1;
         }
-        let per_page = self.params.minor_fault_ns + self.params.page_copy_ns; // zeroing + mapping
-        let cpu = bytes.div_ceil(PAGE_SIZE) * per_page;
+        // One allocator call and one IOMMU/scatterlist mapping per block (ISMM'15 Fig. 1, Fig. 14:
+        // map/unmap cost scales with the number of allocation units), zeroing per page.
+        let cpu = buf.blocks.len() as u64 * self.params.minor_fault_ns
+            + bytes.div_ceil(PAGE_SIZE) * self.params.page_copy_ns;
         self.cpu.charge(actor, Category::Fault, cpu);
         buf.latency_ns = stall.ns + cpu;
         let st = &mut self.io_buffers;
@@ -336,8 +338,8 @@ impl Kernel {
 
 impl Kernel {
     /// Frame migration entry for placement policies: move every resident page of `pid` to a
-    /// frame the placement hook picks for it (`AllocPurpose::User`), as page migration does.
-    /// Stops when the hook has no frame to give.
+    /// frame the placement hook picks for it (`AllocPurpose::User`), as page migration does;
+    /// pages the hook's `migrate_page` declines stay. Stops when the hook has no frame to give.
     /// Costs a copy and a remap per moved page, on `actor` (the caller's stall).
     pub fn migrate_process(&mut self, now: Nanos, actor: Actor, pid: Pid) -> Stall {
         self.last_now = self.last_now.max(now);
@@ -359,6 +361,9 @@ impl Kernel {
                 }
                 let purpose = self.user_purpose(pid, p.kind);
                 let mut cx = hook_cx!(self, now, actor);
+                if !self.hooks.placement.migrate_page(&mut cx, p.loc, purpose) {
+                    continue;
+                }
                 let Some(to) =
                     self.hooks
                         .placement

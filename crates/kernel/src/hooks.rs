@@ -37,7 +37,8 @@
 //!   with actor `Kernel`; [`PlacementHook::process_exit`] after a process's frames are freed;
 //!   [`PlacementHook::held_free_pages`] whenever the kernel reads its free-page count (every
 //!   allocation's watermark check, kswapd, meminfo, invariants). `alloc` is also called by
-//!   [`crate::Kernel::migrate_process`] (the facade's `compact_process`) for each resident page.
+//!   [`crate::Kernel::migrate_process`] (the facade's `compact_process`) for each resident page
+//!   that [`PlacementHook::migrate_page`] lets move (default: all).
 //!
 //! Backend-level seams live with the backends: zram's [`crate::zram::ChunkPlanner`] (called on
 //! every zram store, i.e. every swap-out batch, PAGEOUT and write-ahead; `group_by_tag` lets a
@@ -252,6 +253,14 @@ pub trait PlacementHook {
     /// Default: 0.
     fn held_free_pages(&self) -> u64 {
         0
+    }
+
+    /// Frame migration ([`crate::Kernel::migrate_process`]): whether the resident page in frame
+    /// `pfn` moves. Asked for each resident page, before `alloc` picks its new frame. Default:
+    /// every page moves.
+    fn migrate_page(&mut self, _cx: &mut HookCx, pfn: Pfn, purpose: AllocPurpose) -> bool {
+        let _ = (pfn, purpose);
+        true
     }
 
     /// A process exited (all its frames have been freed through `free`).

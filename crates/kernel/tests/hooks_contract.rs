@@ -579,6 +579,53 @@ fn placement_sees_page_kind_process_class_and_kernel_purposes_and_can_migrate_a_
     k.check_invariants().unwrap();
 }
 
+/// Moves only pages in even frames (a placement that migrates part of a process).
+struct EvenFramesMove {
+    asked: Rc<RefCell<u64>>,
+}
+
+impl PlacementHook for EvenFramesMove {
+    fn migrate_page(&mut self, _cx: &mut engine::HookCx, pfn: Pfn, _purpose: AllocPurpose) -> bool {
+        *self.asked.borrow_mut() += 1;
+        pfn.is_multiple_of(2)
+    }
+}
+
+#[test]
+fn migration_moves_only_the_pages_the_placement_lets_move() {
+    let asked = Rc::new(RefCell::new(0));
+    let hooks = KernelHooks {
+        placement: Box::new(EvenFramesMove { asked: asked.clone() }),
+        ..KernelHooks::default()
+    };
+    let mut k = kernel_with(flash(4096), hooks);
+    let pid = k.spawn("app", 900, 1);
+    let first = k.mmap(pid, 64, PageKind::NativeAnon, false, SRC).unwrap();
+    k.access_range(0, Actor::AppMain(pid), first, 64, true).unwrap();
+    let before: Vec<Pfn> = (first..first + 64).map(|i| k.page(i).unwrap().loc).collect();
+    let sums: Vec<u64> = (first..first + 64)
+        .map(|i| k.page(i).unwrap().content as u64)
+        .collect();
+    let even = before.iter().filter(|&&p| p % 2 == 0).count() as u64;
+    k.migrate_process(1_000, Actor::Kernel, pid);
+    assert_eq!(*asked.borrow(), 64, "asked once per resident page");
+    assert_eq!(k.vmstat.pgmigrate_success, even);
+    for (i, idx) in (first..first + 64).enumerate() {
+        let now = k.page(idx).unwrap().loc;
+        assert_eq!(
+            now == before[i],
+            !before[i].is_multiple_of(2),
+            "page {i}: only even frames move"
+        );
+        assert_eq!(
+            k.page(idx).unwrap().content as u64,
+            sums[i],
+            "content travels with the page"
+        );
+    }
+    k.check_invariants().unwrap();
+}
+
 // ------------------------------------------------------------------ zram maintenance and planning
 
 #[test]
@@ -680,10 +727,16 @@ fn io_buffer_allocations_are_recorded_with_their_order_mix_and_latency() {
     let mut k = kernel_with(flash(1024), KernelHooks::default());
     let a = k.alloc_io_buffer(0, engine::Actor::Kernel, 11 << 20).unwrap();
     let b = k.alloc_io_buffer(1_000, engine::Actor::Kernel, 70 << 10).unwrap();
-    let st = &k.io_buffers;
+    let st = &k.io_buffers.clone();
     assert_eq!(st.allocations, 2);
     assert_eq!(st.latencies_ns, vec![a.latency_ns, b.latency_ns]);
     assert!(a.latency_ns > 0);
+    // Cost: one allocation + mapping per block, zeroing per page (no stall on a fresh machine).
+    let per_block = k.params.minor_fault_ns * a.blocks.len() as u64;
+    assert_eq!(
+        a.latency_ns,
+        per_block + ((11 << 20) / 4096) * k.params.page_copy_ns
+    );
     // Every block handed out is counted at its order, and they add up to the bytes asked for.
     let pages: u64 = st.blocks_by_order.iter().enumerate().map(|(o, n)| n << o).sum();
     assert_eq!(pages, (11 << 20) / 4096 + (70u64 << 10).div_ceil(4096));

@@ -11,6 +11,8 @@
 //!   pre-decompression, compressed writeback.
 //! - [`memsaver`] (`memsaver`, MemSaver ICPE'24): per-context hot-launch pages + transition working
 //!   set kept, the rest of a background app paged out at the end of its transition.
+//! - [`regions`] (`regions`, ISMM'15 region-based allocation): region domains, special domains,
+//!   domain compaction, through the placement seam.
 //!
 //! **Parameters** ([`params`]): a policy declares its parameter table with [`Policy::params`]
 //! (name, type, default, range, unit, description, source of the default). A scenario's
@@ -37,6 +39,7 @@ pub mod ariadne;
 pub mod compose;
 pub mod memsaver;
 pub mod params;
+pub mod regions;
 pub mod shared;
 #[doc(hidden)]
 pub mod testing;
@@ -139,6 +142,7 @@ pub fn all() -> Vec<PolicyBox> {
         Box::new(android::Android { flash_swap: true }),
         Box::new(ariadne::Ariadne::default()),
         Box::new(memsaver::MemSaver::default()),
+        Box::new(regions::Regions),
     ]
 }
 

@@ -232,6 +232,9 @@ pub struct Scenario {
     pub apps: Vec<String>,
     /// The workload.
     pub workload: WorkloadSpec,
+    /// `[io_buffers]`: I/O-buffer demand of foreground apps (None: no I/O buffers).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub io_buffers: Option<IoBufferSpec>,
     /// File name or path the scenario came from (for errors).
     pub origin: String,
     /// Directory relative paths are resolved against (None for built-ins).
@@ -275,6 +278,20 @@ pub struct ResolvedScenario {
     pub timeline: Timeline,
     /// The workload as written.
     pub workload: WorkloadSpec,
+    /// I/O-buffer demand of foreground apps.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub io_buffers: Option<IoBufferSpec>,
+}
+
+/// `[io_buffers]`: camera/display buffers each launch's foreground app allocates ION-style.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct IoBufferSpec {
+    /// Buffers per launch (mean; fractions carry over launches).
+    pub per_launch: f64,
+    /// Size of each buffer, MiB.
+    pub mb: f64,
+    /// Most buffers held at once.
+    pub live: u32,
 }
 
 const BUILTINS: &[(&str, &str)] = &[
@@ -324,6 +341,7 @@ const BUILTINS: &[(&str, &str)] = &[
         include_str!("../scenarios/marvin-fig3-alloc.toml"),
     ),
     ("ismm15-livelab", include_str!("../scenarios/ismm15-livelab.toml")),
+    ("ismm15-regions", include_str!("../scenarios/ismm15-regions.toml")),
     (
         "fleet-7.1-capacity",
         include_str!("../scenarios/fleet-7.1-capacity.toml"),
@@ -367,6 +385,20 @@ struct RawScenario {
     policy: toml::Table,
     apps: RawApps,
     workload: RawWorkload,
+    io_buffers: Option<RawIoBuffers>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawIoBuffers {
+    per_launch: f64,
+    mb: f64,
+    #[serde(default = "three")]
+    live: u64,
+}
+
+fn three() -> u64 {
+    3
 }
 
 fn one() -> u64 {
@@ -589,6 +621,14 @@ impl Scenario {
         }
         let policy_params = policy_tables::parse(origin, text, "policy", &raw.policy)?;
         let workload = parse_workload(&c, raw.workload, raw.apps.names.len())?;
+        let io_buffers = match &raw.io_buffers {
+            None => None,
+            Some(b) => Some(IoBufferSpec {
+                per_launch: c.num("io_buffers", "per_launch", b.per_launch, 0.0, true, 1000.0)?,
+                mb: c.num("io_buffers", "mb", b.mb, 0.0, false, 1024.0)?,
+                live: c.count("io_buffers", "live", b.live, 1, 64)? as u32,
+            }),
+        };
         Ok(Scenario {
             name: raw.name,
             description: raw.description,
@@ -602,6 +642,7 @@ impl Scenario {
             policy_params,
             apps: raw.apps.names,
             workload,
+            io_buffers,
             origin: origin.to_string(),
             base_dir: None,
             text: text.to_string(),
@@ -747,6 +788,7 @@ impl Scenario {
             apps,
             timeline,
             workload: self.workload.clone(),
+            io_buffers: self.io_buffers,
         })
     }
 }

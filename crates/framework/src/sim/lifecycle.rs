@@ -35,6 +35,7 @@ impl Simulation {
         self.set_adj(app, FOREGROUND_APP_ADJ);
         let view = self.view(app, end);
         self.framework_hook(end, Actor::AppMain(view.pid), |h, k| h.on_foreground(k, &view));
+        self.io_buffers_for_launch(end);
         self.q.push(end + self.cfg.fg_tick, Ev::FgTick { app, gen });
         self.update_cached(now);
     }
@@ -182,6 +183,7 @@ impl Simulation {
     }
 
     pub(super) fn send_to_background(&mut self, now: Nanos, app: usize) {
+        self.release_io_buffers();
         if self.rt[app].pid.is_none() {
             return;
         }

@@ -35,6 +35,8 @@ pub struct Sample {
     pub zram: ZramSample,
     /// Cumulative CPU in the `policy` category (all actors).
     pub policy_cpu_ns: u64,
+    /// Free frames held by the placement policy (`MemInfo::held_free`, included in `free_pages`).
+    pub held_free_pages: u64,
 }
 
 /// The `mm_stat` fields sampled over time.
@@ -172,6 +174,7 @@ impl Simulation {
             },
             zram: ZramSample::of(self.k.backends()),
             policy_cpu_ns: self.k.cpu.by_category(Category::Policy),
+            held_free_pages: mi.held_free,
         });
     }
 }

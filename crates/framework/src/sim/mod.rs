@@ -8,12 +8,14 @@
 
 mod activity;
 pub mod hooks;
+mod io;
 mod java;
 mod kills;
 mod lifecycle;
 pub mod metrics;
 
 pub use hooks::*;
+pub use io::IoBufferDemand;
 pub use metrics::*;
 
 use crate::adj::*;
@@ -140,6 +142,8 @@ pub struct SimConfig {
     /// CachedAppOptimizer "full" compaction of apps when they become cached (device
     /// `android.app_compaction`).
     pub app_compaction: bool,
+    /// I/O-buffer (camera/display, ION-style) demand of foreground apps; `None`: no I/O buffers.
+    pub io_buffers: Option<IoBufferDemand>,
     pub seed: u64,
 }
 
@@ -155,6 +159,7 @@ impl SimConfig {
             bg_pages_per_tick: 16,
             sample_every: 10 * NS_PER_SEC,
             app_compaction: false,
+            io_buffers: None,
             seed,
         }
     }
@@ -284,6 +289,7 @@ pub struct Simulation {
     cached_at_first_kill: Option<u32>,
     gcs: Vec<GcRecord>,
     end: Nanos,
+    io: io::IoState,
 }
 
 fn hist() -> Histogram<u64> {
@@ -396,6 +402,7 @@ impl Simulation {
             cached_peak: 0,
             alive_peak: 0,
             cached_at_first_kill: None,
+            io: io::IoState::default(),
             gcs: Vec::new(),
             end,
         })

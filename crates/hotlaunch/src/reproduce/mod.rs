@@ -13,6 +13,7 @@ use serde::Serialize;
 
 mod ariadne;
 mod baseline;
+mod ismm15;
 mod memsaver;
 
 /// One check's outcome (the JSON shape `{"check", "paper", "simulated", "tolerance", "status"}`).
@@ -38,10 +39,11 @@ const REGISTRY: &[Group] = &[
     ("baseline", baseline::checks),
     ("ariadne", ariadne::checks),
     ("memsaver", memsaver::checks),
+    ("ismm15", ismm15::checks),
 ];
 
 /// Names of the check groups (`hotlaunch reproduce [GROUP]`).
-pub const GROUPS: &[&str] = &["baseline", "ariadne", "memsaver"];
+pub const GROUPS: &[&str] = &["baseline", "ariadne", "memsaver", "ismm15"];
 
 pub(crate) fn status(ok: bool) -> String {
     if ok { "PASS" } else { "GAP" }.to_string()
@@ -64,6 +66,33 @@ pub(crate) fn run_scenario(name: &str, quick: bool) -> anyhow::Result<Vec<(Strin
             Ok((p.label.clone(), out))
         })
         .collect()
+}
+
+/// Like [`run_scenario`], but `each` gets every run's label and policy and a function running
+/// the scenario with a policy of its choice (e.g. the policy wrapped in a probe).
+pub(crate) fn run_scenario_with(
+    name: &str,
+    quick: bool,
+    mut each: impl FnMut(
+        &str,
+        &dyn policy::Policy,
+        &dyn Fn(&dyn policy::Policy) -> anyhow::Result<SimOutput>,
+    ) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let mut sc = workload::scenario::Scenario::builtin(name)?;
+    if quick {
+        shrink(&mut sc.workload);
+    }
+    let r = sc.resolve()?;
+    let spec = RunSpec::from_scenario(&r);
+    for p in &plan_runs(&r, &[])? {
+        let run = |pol: &dyn policy::Policy| {
+            run_policy(&spec, pol, &p.params, p.swap, |_, _| {})
+                .with_context(|| format!("scenario {name}, run {}", p.label))
+        };
+        each(&p.label, p.policy.as_ref(), &run)?;
+    }
+    Ok(())
 }
 
 /// Fewer repetitions for the smoke test (same structure).
