@@ -12,6 +12,7 @@ use framework::sim::SimOutput;
 use serde::Serialize;
 
 mod baseline;
+mod fleet;
 
 /// One check's outcome (the JSON shape `{"check", "paper", "simulated", "tolerance", "status"}`).
 #[derive(Debug, Clone, Serialize)]
@@ -32,10 +33,10 @@ pub type CheckList = Vec<(&'static str, CheckFn)>;
 
 /// The check groups (`hotlaunch reproduce [GROUP]`), each with the function listing its checks.
 type Group = (&'static str, fn() -> CheckList);
-const REGISTRY: &[Group] = &[("baseline", baseline::checks)];
+const REGISTRY: &[Group] = &[("baseline", baseline::checks), ("fleet", fleet::checks)];
 
 /// Names of the check groups (`hotlaunch reproduce [GROUP]`).
-pub const GROUPS: &[&str] = &["baseline"];
+pub const GROUPS: &[&str] = &["baseline", "fleet"];
 
 pub(crate) fn status(ok: bool) -> String {
     if ok { "PASS" } else { "GAP" }.to_string()
