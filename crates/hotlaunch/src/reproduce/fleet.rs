@@ -74,8 +74,11 @@ impl Run {
     }
 }
 
+/// Runs already made in this process, by (scenario, quick).
+type Cache = Vec<((String, bool), Vec<Run>)>;
+
 thread_local! {
-    static CACHE: std::cell::RefCell<Vec<((String, bool), Vec<Run>)>> = const { std::cell::RefCell::new(Vec::new()) };
+    static CACHE: std::cell::RefCell<Cache> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// Run every variant of built-in `name` (cached); `quick` shortens the workload (fewer rounds,
@@ -302,7 +305,7 @@ fn coverage(quick: bool) -> anyhow::Result<Check> {
         check: "8. re-accessed objects in NRO ∪ FYO at D=2, and their heap share (launches of 1)".into(),
         paper: "Fig. 6a: coverage 68% (NRO ~50%, FYO ~40%); 15.5% of heap (NRO 10.4%, FYO 9.3%)".into(),
         simulated: format!(
-            "coverage {cov:.1}% (NRO {:.1}%, FYO {:.1}%) of {seen} objects; heap {share:.1}% (NRO {:.1}%, FYO {:.1}%); regions: launch {:.1}% / WS {:.1}% / cold {:.1}% of heap, {:.1}% of re-accessed objects in launch regions",
+            "coverage {cov:.1}% (NRO {:.1}%, FYO {:.1}%) of {seen} objects; heap {share:.1}% (NRO {:.1}%, FYO {:.1}%); regions: launch {:.1}% / WS {:.1}% / cold {:.1}% of heap, {:.1}% of re-accessed objects in launch regions; {} groupings ({} cancelled), {} BGCs, pages: {} COLD, {} HOT, protected kept {} / reclaimed {}",
             pct(st.launch_seen_nro, seen),
             pct(st.launch_seen_fyo, seen),
             pct(st.nro_bytes, heap),
@@ -310,7 +313,14 @@ fn coverage(quick: bool) -> anyhow::Result<Check> {
             pct(st.class_bytes[LAUNCH as usize], heap),
             pct(st.class_bytes[2], heap),
             pct(st.class_bytes[3], heap),
-            pct(st.launch_seen[LAUNCH as usize], seen)
+            pct(st.launch_seen[LAUNCH as usize], seen),
+            st.groupings,
+            st.groupings_cancelled,
+            st.bgcs,
+            st.pages_cold_hinted,
+            st.pages_hot_hinted,
+            st.protected_kept,
+            st.protected_reclaimed
         ),
         tolerance: "coverage 55-80%; heap share 10-22%".into(),
         status: status((55.0..=80.0).contains(&cov) && (10.0..=22.0).contains(&share)),

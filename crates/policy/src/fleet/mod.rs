@@ -205,13 +205,11 @@ fn token(kind: u64, episode: u32, pid: Pid) -> u64 {
 }
 
 fn untoken(t: u64) -> Option<(u64, u32, Pid)> {
-    (t & (0xFF << 56) == TOKEN_TAG).then(|| {
-        (
-            t & (0xFF << 48) & !(0xFF << 56),
-            ((t >> 32) & 0xFFFF) as u32,
-            t as u32 as Pid,
-        )
-    })
+    (t & (0xFF << 56) == TOKEN_TAG).then_some((
+        t & (0xFF << 48),
+        ((t >> 32) & 0xFFFF) as u32,
+        t as u32 as Pid,
+    ))
 }
 
 /// The `fleet` policy. `probe`, when set, receives the run's state (tests and `reproduce fleet`
