@@ -7,6 +7,8 @@
 //! Shipped: [`android`] (`android`: LRU reclaim + zram, lmkd) and `android-swap` (the same plus a
 //! flash swap partition behind zram). The research techniques, one module each implementing the
 //! same [`Policy`] trait:
+//! - [`fleet`] (`fleet`, Fleet ASPLOS'24): background-object GC with a card table and
+//!   runtime-guided swap.
 //! - [`ariadne`] (`ariadne`, Ariadne HPCA'25): hot/warm/cold lists, chunk size by hotness,
 //!   pre-decompression, compressed writeback.
 //! - [`memsaver`] (`memsaver`, MemSaver ICPE'24): per-context hot-launch pages + transition working
@@ -37,6 +39,7 @@
 pub mod android;
 pub mod ariadne;
 pub mod compose;
+pub mod fleet;
 pub mod memsaver;
 pub mod params;
 pub mod regions;
@@ -109,6 +112,43 @@ impl PolicyParts {
 /// single-threaded). A policy carrying a probe (`Rc`) is still a [`Policy`], run directly.
 pub type PolicyBox = Box<dyn Policy + Send + Sync>;
 
+/// A registry entry for a policy type whose values may carry a single-threaded probe (an `Rc` the
+/// caller reads after a run): the entry holds no value, only the type, and builds from
+/// `P::default()` (no probe) on every call, so it is `Send + Sync` whatever `P` holds.
+pub struct FromDefault<P>(std::marker::PhantomData<fn() -> P>);
+
+impl<P> FromDefault<P> {
+    pub fn new() -> Self {
+        FromDefault(std::marker::PhantomData)
+    }
+}
+
+impl<P> Default for FromDefault<P> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<P: Policy + Default> Policy for FromDefault<P> {
+    fn name(&self) -> &'static str {
+        P::default().name()
+    }
+    fn description(&self) -> &'static str {
+        P::default().description()
+    }
+    fn params(&self) -> Vec<ParamSpec> {
+        P::default().params()
+    }
+    fn build(
+        &self,
+        device: &DeviceProfile,
+        swap: SwapOverrides,
+        params: &Params,
+    ) -> Result<PolicyParts, String> {
+        P::default().build(device, swap, params)
+    }
+}
+
 /// A memory-management policy.
 pub trait Policy {
     /// The name used on the command line and in reports.
@@ -140,6 +180,7 @@ pub fn all() -> Vec<PolicyBox> {
     vec![
         Box::new(android::Android { flash_swap: false }),
         Box::new(android::Android { flash_swap: true }),
+        Box::new(FromDefault::<fleet::Fleet>::new()),
         Box::new(ariadne::Ariadne::default()),
         Box::new(memsaver::MemSaver::default()),
         Box::new(regions::Regions),

@@ -228,3 +228,17 @@ fn sub_tables_strip_the_prefix() {
     assert_eq!(sub.label("knobs"), "knobs(D=4)");
     assert!(p.sub("other").is_empty());
 }
+
+#[test]
+fn a_from_default_registry_entry_is_its_policy() {
+    use hotlaunch_policy::{FromDefault, Policy};
+    fn shareable<T: Send + Sync>(_: &T) {}
+    // A policy carrying an Rc probe is still registrable through its type.
+    let entry = FromDefault::<hotlaunch_policy::fleet::Fleet>::new();
+    shareable(&entry);
+    let plain = hotlaunch_policy::fleet::Fleet::default();
+    assert_eq!(entry.name(), plain.name());
+    assert_eq!(entry.description(), plain.description());
+    let names = |v: Vec<hotlaunch_policy::ParamSpec>| v.into_iter().map(|p| p.name).collect::<Vec<_>>();
+    assert_eq!(names(entry.params()), names(plain.params()));
+}

@@ -350,6 +350,23 @@ const BUILTINS: &[(&str, &str)] = &[
         "marvin-8.3-capacity",
         include_str!("../scenarios/marvin-8.3-capacity.toml"),
     ),
+    (
+        "fleet-7.2-hotlaunch",
+        include_str!("../scenarios/fleet-7.2-hotlaunch.toml"),
+    ),
+    (
+        "fleet-7.1-commercial",
+        include_str!("../scenarios/fleet-7.1-commercial.toml"),
+    ),
+    (
+        "fleet-7.1-synthetic-512",
+        include_str!("../scenarios/fleet-7.1-synthetic-512.toml"),
+    ),
+    (
+        "fleet-7.1-synthetic-2048",
+        include_str!("../scenarios/fleet-7.1-synthetic-2048.toml"),
+    ),
+    ("fleet-7.1-gc", include_str!("../scenarios/fleet-7.1-gc.toml")),
 ];
 
 /// Names of the built-in scenarios.

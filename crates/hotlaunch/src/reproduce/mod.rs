@@ -13,6 +13,7 @@ use serde::Serialize;
 
 mod ariadne;
 mod baseline;
+mod fleet;
 mod ismm15;
 mod memsaver;
 
@@ -37,13 +38,14 @@ pub type CheckList = Vec<(&'static str, CheckFn)>;
 type Group = (&'static str, fn() -> CheckList);
 const REGISTRY: &[Group] = &[
     ("baseline", baseline::checks),
+    ("fleet", fleet::checks),
     ("ariadne", ariadne::checks),
     ("memsaver", memsaver::checks),
     ("ismm15", ismm15::checks),
 ];
 
 /// Names of the check groups (`hotlaunch reproduce [GROUP]`).
-pub const GROUPS: &[&str] = &["baseline", "ariadne", "memsaver", "ismm15"];
+pub const GROUPS: &[&str] = &["baseline", "fleet", "ariadne", "memsaver", "ismm15"];
 
 pub(crate) fn status(ok: bool) -> String {
     if ok { "PASS" } else { "GAP" }.to_string()

@@ -1,0 +1,324 @@
+//! Mechanism tests of the `fleet` policy on small hand-built heaps: BGC never frees or moves a
+//! reachable foreground object (random graphs and writes), the card table keeps background objects
+//! stored into foreground ones alive, grouping puts exactly the depth <= D and young objects in
+//! launch regions, COLD_RUNTIME pages the cold regions out at the grouping GC's end, protected
+//! launch pages are reclaimed only at the last-resort priority, bad parameters are one-line errors.
+
+use engine::{CpuLedger, HookCx, Nanos, Timers, NS_PER_SEC};
+use hotlaunch_policy::fleet::{Config, Fleet, FleetArt, FleetReclaim, State, COLD, LAUNCH};
+use hotlaunch_policy::{resolve_params, ParamValue, Shared};
+use kernel::hooks::{PageView, ReclaimHook, ScanControl, Verdict};
+use kernel::types::{flags, Advice, PageKind, PageState};
+use proptest::prelude::*;
+use runtime::backing::MockBacking;
+use runtime::{ClassKind, GcCause, GcKind, HeapConfig, ObjId, Runtime, NULL};
+use std::collections::BTreeSet;
+
+fn cfg(given: &[(&str, ParamValue)]) -> Config {
+    let g: Vec<(String, ParamValue)> = given.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+    Config::from_params(&resolve_params(&Fleet::default(), &g).unwrap())
+}
+
+fn heap_config() -> HeapConfig {
+    HeapConfig {
+        initial_size: 64 << 20,
+        growth_limit: 128 << 20,
+        capacity: 256 << 20,
+        ..HeapConfig::default()
+    }
+}
+
+fn new_rt(c: Config) -> (Runtime<FleetArt>, Shared<State>) {
+    let state = Shared::new(State::default());
+    state.with(|s| s.cfg = Some(c));
+    (
+        Runtime::new(7, heap_config(), FleetArt::new(c, state.clone())),
+        state,
+    )
+}
+
+fn reachable(rt: &Runtime<FleetArt>) -> BTreeSet<ObjId> {
+    let h = &rt.heap;
+    let mut seen = BTreeSet::new();
+    let mut stack: Vec<ObjId> = h.roots.clone();
+    while let Some(o) = stack.pop() {
+        if o != NULL && seen.insert(o) {
+            stack.extend_from_slice(h.refs_of(o));
+        }
+    }
+    seen
+}
+
+const S: Nanos = NS_PER_SEC;
+
+/// Go to the background at `t` and run the grouping GC `T_B` later; returns its time.
+fn group(rt: &mut Runtime<FleetArt>, b: &mut MockBacking, l: &mut CpuLedger, t: Nanos, c: &Config) -> Nanos {
+    rt.set_foreground(t, false, l);
+    let due = rt.task.map(|x| x.0).expect("grouping GC scheduled");
+    assert_eq!(due, t + c.t_b);
+    let st = rt.tick(due, b, l).expect("grouping GC ran");
+    assert_eq!(st.cause, GcCause::Policy);
+    assert!(st.compacting, "grouping is evacuate-all");
+    due
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
+
+    /// Random foreground graph, grouping, then random background allocations, reference stores
+    /// (foreground→background, background→foreground, overwrites) and root changes with BGCs in
+    /// between: no reachable object is ever freed, and no foreground object ever moves.
+    #[test]
+    fn bgc_never_frees_or_moves_a_reachable_foreground_object(
+        n_fg in 20usize..200,
+        edges in prop::collection::vec((0usize..1000, 0u32..4, 0usize..1000), 0..400),
+        ops in prop::collection::vec((0u8..4, 0usize..1000, 0u32..4, 0usize..1000), 1..300),
+        gc_every in 5usize..60,
+    ) {
+        let c = cfg(&[]);
+        let (mut rt, state) = new_rt(c);
+        let mut b = MockBacking::new(0);
+        let mut l = CpuLedger::default();
+        let node = rt.heap.add_class("Node", ClassKind::Instance);
+        let mut fg = Vec::new();
+        for i in 0..n_fg {
+            let size = if i % 17 == 0 { 40_000 } else { 24 + (i as u32 % 5) * 16 };
+            let (o, _) = rt.alloc(1, node, size, 4, &mut b, &mut l).unwrap();
+            fg.push(o);
+        }
+        for r in fg.iter().step_by(7) {
+            rt.heap.add_root(*r);
+        }
+        for &(s, slot, d) in &edges {
+            let (s, d) = (fg[s % n_fg], fg[d % n_fg]);
+            rt.write_ref(2, s, slot, d, &mut b);
+        }
+        let t = group(&mut rt, &mut b, &mut l, 10 * S, &c);
+        // Foreground objects: those alive after grouping, with their addresses.
+        let fgo: Vec<(ObjId, u32)> = reachable(&rt).iter().map(|&o| (o, rt.heap.addr(o))).collect();
+        let mut bg: Vec<ObjId> = Vec::new();
+        let mut now = t + S;
+        for (i, &(op, a, slot, d)) in ops.iter().enumerate() {
+            now += 1_000_000;
+            let live: Vec<ObjId> = reachable(&rt).into_iter().collect();
+            let pick = |k: usize| live[k % live.len()];
+            match op {
+                0 => {
+                    let (o, _) = rt.alloc(now, node, 32, 4, &mut b, &mut l).unwrap();
+                    bg.push(o);
+                    rt.write_ref(now, pick(a), slot, o, &mut b);
+                }
+                1 => { rt.write_ref(now, pick(a), slot, pick(d), &mut b); }
+                2 => { rt.write_ref(now, pick(a), slot, NULL, &mut b); }
+                _ => { rt.alloc(now, node, 64, 0, &mut b, &mut l).unwrap(); }
+            }
+            if i % gc_every == gc_every - 1 || i + 1 == ops.len() {
+                let before = reachable(&rt);
+                rt.collect(now, GcCause::Explicit, Some(GcKind::Full { compact: false }), &mut b, &mut l);
+                for &o in &before {
+                    prop_assert!(rt.heap.is_alive(o), "reachable object {} freed by a BGC", o);
+                }
+                for &(o, addr) in &fgo {
+                    if rt.heap.is_alive(o) {
+                        prop_assert_eq!(rt.heap.addr(o), addr, "foreground object {} moved", o);
+                    }
+                }
+                prop_assert_eq!(reachable(&rt), before);
+            }
+        }
+        prop_assert!(state.with(|s| s.stats.groupings) == 1);
+        prop_assert!(state.with(|s| s.stats.bgcs) >= 1);
+    }
+}
+
+#[test]
+fn a_foreground_object_written_after_grouping_keeps_its_background_referent() {
+    let c = cfg(&[]);
+    let (mut rt, state) = new_rt(c);
+    let mut b = MockBacking::new(0);
+    let mut l = CpuLedger::default();
+    let node = rt.heap.add_class("Node", ClassKind::Instance);
+    let (holder, _) = rt.alloc(1, node, 32, 2, &mut b, &mut l).unwrap();
+    rt.heap.add_root(holder);
+    let (fgo, _) = rt.alloc(1, node, 32, 2, &mut b, &mut l).unwrap();
+    rt.write_ref(1, holder, 0, fgo, &mut b);
+    let t = group(&mut rt, &mut b, &mut l, 2 * S, &c);
+    let (bgo, _) = rt.alloc(t + S, node, 48, 0, &mut b, &mut l).unwrap();
+    rt.write_ref(t + S, fgo, 1, bgo, &mut b);
+    let garbage: Vec<ObjId> = (0..100)
+        .map(|_| rt.alloc(t + S, node, 64, 0, &mut b, &mut l).unwrap().0)
+        .collect();
+    // Several BGCs: the stock remembered set forgets the store after the first; the card table
+    // (accumulating since grouping) keeps the background object alive.
+    for k in 0..4 {
+        rt.collect(
+            t + (2 + k) * S,
+            GcCause::Explicit,
+            Some(GcKind::Full { compact: false }),
+            &mut b,
+            &mut l,
+        );
+        assert!(
+            rt.heap.is_alive(bgo),
+            "BGC {k} freed a background object held by a written FGO"
+        );
+        let bgo_now = rt.heap.refs_of(fgo)[1];
+        assert!(rt.heap.is_alive(bgo_now));
+    }
+    assert!(
+        garbage.iter().all(|&g| !rt.heap.is_alive(g)),
+        "background garbage is collected"
+    );
+    let s = state.with(|s| s.stats.clone());
+    assert_eq!(s.bgcs, 4);
+    assert!(
+        s.card_marks >= 1 && s.dirty_cards_max >= 1 && s.card_roots >= 1,
+        "{s:?}"
+    );
+    // BGC never traces foreground objects: visits are the card's objects + background ones.
+    assert!(s.bgc_visits < 4 * 10, "{s:?}");
+}
+
+/// root → chain of 6 old objects (BFS levels 0..5) → 2 young objects (levels 6, 7).
+fn chain(c: Config) -> (Runtime<FleetArt>, Vec<ObjId>, Vec<ObjId>, MockBacking) {
+    let (mut rt, _) = new_rt(c);
+    let mut b = MockBacking::new(0);
+    let mut l = CpuLedger::default();
+    let node = rt.heap.add_class("Node", ClassKind::Instance);
+    let old: Vec<ObjId> = (0..6)
+        .map(|_| rt.alloc(1, node, 5000, 1, &mut b, &mut l).unwrap().0)
+        .collect();
+    rt.heap.add_root(old[0]);
+    for w in old.windows(2) {
+        rt.write_ref(1, w[0], 0, w[1], &mut b);
+    }
+    // A foreground GC makes them old (not in a region allocated since the last GC).
+    rt.collect(
+        2,
+        GcCause::Explicit,
+        Some(GcKind::Full { compact: false }),
+        &mut b,
+        &mut l,
+    );
+    let young: Vec<ObjId> = (0..2)
+        .map(|_| rt.alloc(3, node, 5000, 1, &mut b, &mut l).unwrap().0)
+        .collect();
+    rt.write_ref(3, old[5], 0, young[0], &mut b);
+    rt.write_ref(3, young[0], 0, young[1], &mut b);
+    group(&mut rt, &mut b, &mut l, 4, &c);
+    (rt, old, young, b)
+}
+
+fn group_of(rt: &Runtime<FleetArt>, o: ObjId) -> u8 {
+    rt.heap.regions[rt.heap.region_of(o) as usize].group
+}
+
+#[test]
+fn grouping_puts_exactly_the_near_root_and_young_objects_in_launch_regions() {
+    let (rt, old, young, b) = chain(cfg(&[]));
+    let groups: Vec<u8> = old.iter().map(|&o| group_of(&rt, o)).collect();
+    assert_eq!(
+        groups,
+        vec![LAUNCH, LAUNCH, LAUNCH, COLD, COLD, COLD],
+        "levels 0..=2 are NRO"
+    );
+    assert!(
+        young.iter().all(|&o| group_of(&rt, o) == LAUNCH),
+        "young objects are FYO"
+    );
+    // D = 4 moves the boundary; without FYO the young objects are cold.
+    let (rt, old, young, _) = chain(cfg(&[
+        ("D", ParamValue::Int(4)),
+        ("fyo", ParamValue::Bool(false)),
+    ]));
+    let groups: Vec<u8> = old.iter().map(|&o| group_of(&rt, o)).collect();
+    assert_eq!(groups, vec![LAUNCH, LAUNCH, LAUNCH, LAUNCH, LAUNCH, COLD]);
+    assert!(young.iter().all(|&o| group_of(&rt, o) == COLD));
+    // COLD_RUNTIME: the cold regions are paged out at the grouping GC's end, nothing else.
+    let cold = rt.heap.group_ranges(COLD);
+    let out: Vec<_> = b
+        .advice_log
+        .iter()
+        .filter(|a| a.2 == Advice::PageOut)
+        .map(|a| (a.0, a.1))
+        .collect();
+    assert!(!cold.is_empty());
+    assert_eq!(out, cold);
+    let _ = (b, chain(cfg(&[])).3);
+}
+
+#[test]
+fn rgs_off_gives_no_hints_and_objects_touched_in_the_window_are_ws() {
+    let c = cfg(&[("rgs", ParamValue::Bool(false))]);
+    let (rt, _, _, b) = chain(c);
+    assert!(b.advice_log.iter().all(|a| a.2 != Advice::PageOut));
+    assert!(rt.heap.group_ranges(COLD).is_empty() && rt.heap.group_ranges(LAUNCH).is_empty());
+}
+
+fn page(protected: bool, accessed: bool) -> PageView {
+    PageView {
+        idx: 0,
+        pid: 1,
+        kind: PageKind::JavaHeap,
+        state: PageState::Resident,
+        flags: if protected { flags::PROTECTED } else { 0 } | if accessed { flags::ACCESSED } else { 0 },
+        policy_bits: 0,
+    }
+}
+
+#[test]
+fn protected_launch_pages_are_reclaimed_only_at_the_last_resort_priority() {
+    let state = Shared::new(State::default());
+    state.with(|s| s.cfg = Some(cfg(&[])));
+    let mut r = FleetReclaim(state.clone());
+    let mut cpu = CpuLedger::default();
+    let mut timers = Timers::default();
+    let mut cx = HookCx::new(0, engine::Actor::Kernel, &mut cpu, &mut timers);
+    for priority in (0..=12).rev() {
+        let sc = ScanControl {
+            priority,
+            kswapd: false,
+            pass: 0,
+            nr_to_reclaim: 32,
+        };
+        // An unprotected cold page is always reclaimed; a protected one only at priority 0.
+        assert_eq!(
+            r.inactive_verdict(&mut cx, &sc, &page(false, false)),
+            Verdict::Reclaim
+        );
+        let want = if priority == 0 {
+            Verdict::Reclaim
+        } else {
+            Verdict::Activate
+        };
+        assert_eq!(
+            r.inactive_verdict(&mut cx, &sc, &page(true, false)),
+            want,
+            "priority {priority}"
+        );
+        // Referenced pages keep the stock verdict.
+        assert_eq!(
+            r.inactive_verdict(&mut cx, &sc, &page(true, true)),
+            Verdict::Activate
+        );
+    }
+    let s = state.with(|s| s.stats.clone());
+    assert_eq!((s.protected_kept, s.protected_reclaimed), (12, 1));
+}
+
+#[test]
+fn bad_parameters_are_one_line_errors() {
+    let bad = |k: &str, v: ParamValue| {
+        let e = resolve_params(&Fleet::default(), &[(k.to_string(), v)])
+            .unwrap_err()
+            .to_string();
+        assert!(!e.contains('\n'), "{e}");
+        e
+    };
+    assert!(bad("bogus", ParamValue::Int(1)).contains("bogus"));
+    assert!(bad("D", ParamValue::Int(-1)).contains('D'));
+    assert!(bad("T_B_s", ParamValue::Float(-1.0)).contains("T_B_s"));
+    assert!(bad("T_F_s", ParamValue::Float(-0.5)).contains("T_F_s"));
+    assert!(bad("hot_refresh_s", ParamValue::Float(-3.0)).contains("hot_refresh_s"));
+    assert!(bad("bgc", ParamValue::Int(1)).contains("bgc"));
+}
