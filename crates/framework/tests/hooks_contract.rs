@@ -292,3 +292,19 @@ fn launch_start_stall_is_on_the_launch_path() {
         "stock {a} µs, with a 50 ms start stall {b} µs"
     );
 }
+
+#[test]
+fn policy_metrics_reach_the_output_and_stock_reports_none() {
+    struct Reports;
+    impl FrameworkHooks for Reports {
+        fn metrics(&self, out: &mut std::collections::BTreeMap<String, f64>) {
+            out.insert("x.launches_seen".into(), 3.0);
+        }
+    }
+    let out = run(Box::new(Reports));
+    assert_eq!(out.policy_metrics.get("x.launches_seen"), Some(&3.0));
+    let stock = run(Box::new(framework::sim::StockFramework));
+    assert!(stock.policy_metrics.is_empty());
+    // No app of this run churns: no churn rounds are recorded.
+    assert!(stock.churn_rounds.is_empty());
+}
