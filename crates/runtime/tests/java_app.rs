@@ -185,7 +185,7 @@ fn churn_same_replaces_the_same_objects_every_round() {
     spec.footprint = 8 << 20;
     let bp = spec.blueprint();
     // The artifact's byte[4076]: with its header, one page.
-    assert!(bp.size.iter().any(|&s| s == 4088));
+    assert!(bp.size.contains(&4088));
     let pages = (bp.total_bytes() / 4096) as u32;
     let params = JavaParams {
         churn_bytes: 1 << 20,
