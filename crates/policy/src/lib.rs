@@ -5,8 +5,10 @@
 //! devices it runs with; lower layers never know which policy runs.
 //!
 //! Shipped: [`android`] (`android`: LRU reclaim + zram, lmkd) and `android-swap` (the same plus a
-//! flash swap partition behind zram). The research techniques (Marvin, Fleet, Ariadne, MemSaver,
-//! regions) come as further modules implementing the same [`Policy`] trait.
+//! flash swap partition behind zram). The research techniques come as further modules implementing
+//! the same [`Policy`] trait: [`marvin`] (`marvin`, ATC'20: ahead-of-time object swap, stubs,
+//! bookmarking GC, runtime-driven reclamation through a shrinker); Fleet, Ariadne, MemSaver and
+//! regions to follow.
 //!
 //! **Parameters** ([`params`]): a policy declares its parameter table with [`Policy::params`]
 //! (name, type, default, range, unit, description, source of the default). A scenario's
@@ -30,6 +32,7 @@
 
 pub mod android;
 pub mod compose;
+pub mod marvin;
 pub mod params;
 pub mod shared;
 #[doc(hidden)]
@@ -126,6 +129,7 @@ pub fn all() -> Vec<Box<dyn Policy>> {
     vec![
         Box::new(android::Android { flash_swap: false }),
         Box::new(android::Android { flash_swap: true }),
+        Box::new(marvin::Marvin),
     ]
 }
 

@@ -304,6 +304,15 @@ const BUILTINS: &[(&str, &str)] = &[
         "marvin-8.3-capacity",
         include_str!("../scenarios/marvin-8.3-capacity.toml"),
     ),
+    (
+        "marvin-8.3-active",
+        include_str!("../scenarios/marvin-8.3-active.toml"),
+    ),
+    ("marvin-8.3-mix", include_str!("../scenarios/marvin-8.3-mix.toml")),
+    (
+        "marvin-8.2-reclaim",
+        include_str!("../scenarios/marvin-8.2-reclaim.toml"),
+    ),
 ];
 
 /// Names of the built-in scenarios.

@@ -12,6 +12,7 @@ use framework::sim::SimOutput;
 use serde::Serialize;
 
 mod baseline;
+mod marvin;
 
 /// One check's outcome (the JSON shape `{"check", "paper", "simulated", "tolerance", "status"}`).
 #[derive(Debug, Clone, Serialize)]
@@ -32,10 +33,10 @@ pub type CheckList = Vec<(&'static str, CheckFn)>;
 
 /// The check groups (`hotlaunch reproduce [GROUP]`), each with the function listing its checks.
 type Group = (&'static str, fn() -> CheckList);
-const REGISTRY: &[Group] = &[("baseline", baseline::checks)];
+const REGISTRY: &[Group] = &[("baseline", baseline::checks), ("marvin", marvin::checks)];
 
 /// Names of the check groups (`hotlaunch reproduce [GROUP]`).
-pub const GROUPS: &[&str] = &["baseline"];
+pub const GROUPS: &[&str] = &["baseline", "marvin"];
 
 pub(crate) fn status(ok: bool) -> String {
     if ok { "PASS" } else { "GAP" }.to_string()
@@ -47,6 +48,14 @@ pub(crate) fn run_scenario(name: &str, quick: bool) -> anyhow::Result<Vec<(Strin
     if quick {
         shrink(&mut sc.workload);
     }
+    run_scenario_with(sc)
+}
+
+/// Run every variant of an already loaded (and possibly edited) scenario.
+pub(crate) fn run_scenario_with(
+    sc: workload::scenario::Scenario,
+) -> anyhow::Result<Vec<(String, SimOutput)>> {
+    let name = sc.name.clone();
     let r = sc.resolve()?;
     let spec = RunSpec::from_scenario(&r);
     let plans = plan_runs(&r, &[])?;
