@@ -75,6 +75,8 @@ fn rig() -> Rig {
         reclaims: Vec::new(),
         reclaimed_pages: 0,
         last_restore: Vec::new(),
+        restore_rate: 0.1,
+        flash_read: (200_000.0, 0.55),
     });
     let hooks = Box::new(MarvinRuntime::new(tab.clone(), cfg()));
     let j = JavaApp::new(1, &model, hooks, pages, RngStreams::new(5).stream("java", 0), 0);
@@ -268,4 +270,16 @@ fn bad_parameters_are_one_line_errors() {
     bad("victim_order", ParamValue::Str("random".into()));
     assert!(resolve_params(&Marvin, &[]).is_ok());
     assert_eq!(Marvin.name(), "marvin");
+}
+
+#[test]
+fn eager_restore_runs_at_the_slower_of_runtime_and_flash() {
+    let r = rig();
+    let g = r.global;
+    g.with(|g| {
+        // 100 MB at 100 MB/s (runtime-bound; the flash reads at 550 MB/s).
+        let ns = g.restore_ns(100_000_000);
+        assert!((990_000_000..=1_010_000_000).contains(&ns), "{ns}");
+        assert_eq!(g.restore_ns(0), 0);
+    });
 }

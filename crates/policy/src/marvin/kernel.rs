@@ -94,14 +94,14 @@ impl FrameworkHooks for Lifecycle {
         }
         // Restore every reclaimed object before the first frame: read it back from the swap file
         // (queued WILLNEED: the kernel's flash reads, on the launch's critical path).
-        let (ranges, entries) = self.0.with(|g| {
+        let (ranges, entries, stall) = self.0.with(|g| {
             let mut ranges = Vec::new();
             let mut entries = 0u64;
             if !g.eager_restore {
                 if let Some(a) = g.app(app.app) {
                     a.borrow_mut().foreground = true;
                 }
-                return (ranges, entries);
+                return (ranges, entries, 0);
             }
             if let Some(a) = g.app(app.app) {
                 let mut t = a.borrow_mut();
@@ -124,13 +124,19 @@ impl FrameworkHooks for Lifecycle {
                 g.last_restore.resize(app.app + 1, 0);
             }
             g.last_restore[app.app] = bytes;
-            (ranges, entries * g.rte_scan_ns)
+            if let Some(a) = g.app(app.app) {
+                a.borrow_mut().c.eager_restore_ns += g.restore_ns(bytes);
+            }
+            (ranges, entries * g.rte_scan_ns, g.restore_ns(bytes))
         });
         k.cx().charge(entries);
         for (first, n) in ranges {
             k.madvise(first, n, Advice::WillNeed);
         }
-        Stall::ZERO
+        Stall {
+            ns: stall,
+            psi_ns: stall,
+        }
     }
 
     fn on_background(&mut self, k: &mut PolicyKernel, app: &AppView) {

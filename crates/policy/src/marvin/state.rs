@@ -172,6 +172,24 @@ pub struct Global {
     pub reclaimed_pages: u64,
     /// Bytes the latest hot launch of each app restored eagerly (by app index).
     pub last_restore: Vec<u64>,
+    /// Eager restore: the runtime's read rate (B/ns) and the flash's (latency ns, B/ns); the
+    /// slower of the two sets the stall.
+    pub restore_rate: f64,
+    pub flash_read: (f64, f64),
+}
+
+impl Global {
+    /// Stop-the-world time to read `bytes` of objects back from the swap file (one sequential
+    /// pass over the file, §6.2 `SwapObjectsIn`).
+    pub fn restore_ns(&self, bytes: u64) -> u64 {
+        if bytes == 0 {
+            return 0;
+        }
+        let (lat, bw) = self.flash_read;
+        let device = lat + bytes as f64 / bw;
+        let runtime = bytes as f64 / self.restore_rate;
+        device.max(runtime) as u64
+    }
 }
 
 impl Global {
