@@ -87,7 +87,7 @@ fn bad_tables_name_file_line_and_key() {
         ),
         (
             "[policy.flet]\nD = 2\n",
-            "scenario s.toml, line 11: key policy.flet: expected a known policy (android, android-swap), got \"flet\"",
+            "scenario s.toml, line 11: key policy.flet: expected a known policy (android, android-swap, marvin), got \"flet\"",
         ),
         (
             "[policy.android]\nD = 2\n",
