@@ -79,6 +79,8 @@ pub struct JavaSection {
     /// - `"generated"` (default): a generated object graph, sizes shaped after Fleet Fig. 7, depth
     ///   profile after Fleet §4.2 (`runtime::gen`);
     /// - `"fleet-512"` / `"fleet-2048"`: Fleet §7.1's synthetic apps (objects of 512 / 2048 B);
+    /// - `"marvin-4076"` / `"marvin-4076-1m"`: the same with the artifact's `byte[4076]` (one
+    ///   page with its header);
     /// - `"marvin-4k"` / `"marvin-4k-1m"`: Marvin §8.3's apps (4 KiB arrays; or an even mix by
     ///   bytes of 4 KiB and 1 MiB arrays);
     /// - the path of an HPROF heap dump (`*.hprof`, HotSpot 1.0.2 or Android 1.0.3; relative to the
@@ -99,6 +101,9 @@ pub struct JavaSection {
     pub churn_mb: f64,
     /// Period of churn rounds, seconds. (0, 86400].
     pub churn_period_s: f64,
+    /// Every churn round replaces the same objects (Marvin's artifact deletes and recreates fixed
+    /// buckets) rather than random ones. Default false.
+    pub churn_same: bool,
 }
 
 impl Default for JavaSection {
@@ -111,6 +116,7 @@ impl Default for JavaSection {
             launch_alloc_mb: 2.0,
             churn_mb: 0.0,
             churn_period_s: 5.0,
+            churn_same: false,
         }
     }
 }
@@ -122,6 +128,8 @@ pub const BUILTIN_HEAPS: &[&str] = &[
     "fleet-2048",
     "marvin-4k",
     "marvin-4k-1m",
+    "marvin-4076",
+    "marvin-4076-1m",
 ];
 
 /// `[footprint]`: anonymous and file-backed memory of the app.
@@ -240,6 +248,14 @@ const BUILTINS: &[(&str, &str)] = &[
     ("Fleet2048", include_str!("../profiles/fleet2048.toml")),
     ("Marvin4K", include_str!("../profiles/marvin4k.toml")),
     ("Marvin4K1M", include_str!("../profiles/marvin4k1m.toml")),
+    (
+        "Marvin4KBuckets",
+        include_str!("../profiles/marvin4k-buckets.toml"),
+    ),
+    (
+        "Marvin4K1MBuckets",
+        include_str!("../profiles/marvin4k1m-buckets.toml"),
+    ),
 ];
 
 /// Names of the built-in profiles, in a fixed order.

@@ -391,3 +391,19 @@ fn io_buffer_demand_allocates_per_launch_and_held_pages_are_sampled() {
     assert_eq!(none.kernel.io_buffers.allocations, 0);
     assert!(none.samples.iter().all(|s| s.held_free_pages == 0));
 }
+
+#[test]
+fn policy_metrics_reach_the_output_and_stock_reports_none() {
+    struct Reports;
+    impl FrameworkHooks for Reports {
+        fn metrics(&self, out: &mut std::collections::BTreeMap<String, f64>) {
+            out.insert("x.launches_seen".into(), 3.0);
+        }
+    }
+    let out = run(Box::new(Reports));
+    assert_eq!(out.policy_metrics.get("x.launches_seen"), Some(&3.0));
+    let stock = run(Box::new(framework::sim::StockFramework));
+    assert!(stock.policy_metrics.is_empty());
+    // No app of this run churns: no churn rounds are recorded.
+    assert!(stock.churn_rounds.is_empty());
+}

@@ -188,6 +188,8 @@ pub fn java_model(
         "fleet-2048" => synthetic(SyntheticSpec::idle_uniform(2048)),
         "marvin-4k" => synthetic(SyntheticSpec::churning_4k_arrays()),
         "marvin-4k-1m" => synthetic(SyntheticSpec::churning_4k_1m_arrays()),
+        "marvin-4076" => synthetic(SyntheticSpec::churning_4076_arrays()),
+        "marvin-4076-1m" => synthetic(SyntheticSpec::churning_4076_1m_arrays()),
         _ => {
             let path = std::path::Path::new(j.heap.trim());
             let dump = runtime::hprof::parse_file(path)
@@ -207,6 +209,7 @@ pub fn java_model(
             launch_alloc_bytes: (j.launch_alloc_mb * 1e6) as u64,
             churn_bytes: (j.churn_mb * 1e6) as u64,
             churn_period: (j.churn_period_s * NS_PER_SEC as f64) as Nanos,
+            churn_same: j.churn_same,
         },
     })
 }
@@ -415,6 +418,7 @@ pub fn policy_result(policy: &str, out: &SimOutput) -> PolicyResult {
                 pause_ms: round3(ms(g.pause_ns)),
             })
             .collect(),
+        policy_metrics: out.policy_metrics.clone(),
     }
 }
 

@@ -177,6 +177,9 @@ impl FrameworkHooks for ChainedFramework {
     fn on_timer(&mut self, k: &mut PolicyKernel, token: u64) {
         self.0.iter_mut().for_each(|h| h.on_timer(k, token));
     }
+    fn metrics(&self, out: &mut std::collections::BTreeMap<String, f64>) {
+        self.0.iter().for_each(|h| h.metrics(out));
+    }
 }
 
 /// A policy made of other policies: each part is built with its own parameters (declared here

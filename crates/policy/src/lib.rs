@@ -9,6 +9,8 @@
 //! same [`Policy`] trait:
 //! - [`fleet`] (`fleet`, Fleet ASPLOS'24): background-object GC with a card table and
 //!   runtime-guided swap.
+//! - [`marvin`] (`marvin`, Marvin ATC'20): ahead-of-time object swap, stubs, bookmarking GC,
+//!   runtime-driven reclamation through a shrinker.
 //! - [`ariadne`] (`ariadne`, Ariadne HPCA'25): hot/warm/cold lists, chunk size by hotness,
 //!   pre-decompression, compressed writeback.
 //! - [`memsaver`] (`memsaver`, MemSaver ICPE'24): per-context hot-launch pages + transition working
@@ -40,6 +42,7 @@ pub mod android;
 pub mod ariadne;
 pub mod compose;
 pub mod fleet;
+pub mod marvin;
 pub mod memsaver;
 pub mod params;
 pub mod regions;
@@ -181,6 +184,7 @@ pub fn all() -> Vec<PolicyBox> {
         Box::new(android::Android { flash_swap: false }),
         Box::new(android::Android { flash_swap: true }),
         Box::new(FromDefault::<fleet::Fleet>::new()),
+        Box::new(marvin::Marvin),
         Box::new(ariadne::Ariadne::default()),
         Box::new(memsaver::MemSaver::default()),
         Box::new(regions::Regions),

@@ -129,6 +129,10 @@ pub struct PolicyResult {
     /// One row per garbage collection, in the order they ran.
     #[serde(default)]
     pub gcs: Vec<GcRow>,
+    /// Figures the policy reports about itself (e.g. object faults, bytes saved); absent for a
+    /// policy that reports none.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub policy_metrics: BTreeMap<String, f64>,
 }
 
 /// I/O-buffer allocations: count, allocation latency and the blocks handed out per order.

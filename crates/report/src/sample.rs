@@ -293,5 +293,6 @@ fn policy(rng: &mut Rng, name: &str, slow: f64, swap: bool, samples: usize, seco
             .collect(),
         },
         gcs,
+        policy_metrics: BTreeMap::new(),
     }
 }

@@ -54,6 +54,10 @@ pub struct JavaParams {
     pub churn_bytes: u64,
     /// Period of churn rounds.
     pub churn_period: Nanos,
+    /// Each churn round replaces the same objects (the first churnable ones, in allocation order:
+    /// the Marvin artifact's `deleteBuckets`/`recreateBuckets` of fixed buckets) instead of random
+    /// ones. Default `false`.
+    pub churn_same: bool,
 }
 
 impl Default for JavaParams {
@@ -64,6 +68,7 @@ impl Default for JavaParams {
             launch_alloc_bytes: 2_000_000,
             churn_bytes: 0,
             churn_period: 0,
+            churn_same: false,
         }
     }
 }
@@ -295,8 +300,13 @@ impl JavaApp {
             let mut freed = 0u64;
             let mut tries = 0;
             while freed < self.params.churn_bytes && tries < 4 * self.churnable.len() {
+                let i = if self.params.churn_same {
+                    // The same objects every round: the first churnable ones in allocation order.
+                    self.churnable[tries % self.churnable.len()]
+                } else {
+                    self.churnable[self.rng.gen_range(0..self.churnable.len())]
+                };
                 tries += 1;
-                let i = self.churnable[self.rng.gen_range(0..self.churnable.len())];
                 if (i as usize) >= self.built {
                     continue;
                 }

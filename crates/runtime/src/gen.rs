@@ -446,6 +446,25 @@ impl SyntheticSpec {
         }
     }
 
+    /// Marvin's artifact (marvin-code `AllocatorActivity`, `ARRAY_SIZE = 4076`): `byte[4076]`, so
+    /// an array with its header fits one 4 KiB page.
+    pub fn churning_4076_arrays() -> Self {
+        Self {
+            name: "marvin-4076".into(),
+            mix: vec![(4076 + ARRAY_HEADER, 1.0)],
+            ..Self::churning_4k_arrays()
+        }
+    }
+
+    /// The artifact's mix (`MixAllocatorActivity`): `byte[4076]` and 1 MiB arrays, even by bytes.
+    pub fn churning_4076_1m_arrays() -> Self {
+        Self {
+            name: "marvin-4076-1m".into(),
+            mix: vec![(4076 + ARRAY_HEADER, 0.5), ((1 << 20) + ARRAY_HEADER, 0.5)],
+            ..Self::churning_4k_arrays()
+        }
+    }
+
     /// Marvin §8.3: an even mix (by bytes) of 4 KiB and 1 MiB arrays.
     pub fn churning_4k_1m_arrays() -> Self {
         Self {

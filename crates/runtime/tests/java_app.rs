@@ -151,6 +151,7 @@ fn churn_replaces_leaves_in_place() {
         fg_alloc_bytes_per_s: 0.0,
         bg_alloc_bytes_per_s: 0.0,
         launch_alloc_bytes: 0,
+        churn_same: false,
     };
     let mut j = app(bp, pages, params);
     let mut b = MockBacking::new(1000);
@@ -176,6 +177,42 @@ fn churn_replaces_leaves_in_place() {
         j.bp.total_bytes(),
         "replaced objects were freed"
     );
+}
+
+#[test]
+fn churn_same_replaces_the_same_objects_every_round() {
+    let mut spec = SyntheticSpec::churning_4076_arrays();
+    spec.footprint = 8 << 20;
+    let bp = spec.blueprint();
+    // The artifact's byte[4076]: with its header, one page.
+    assert!(bp.size.contains(&4088));
+    let pages = (bp.total_bytes() / 4096) as u32;
+    let params = JavaParams {
+        churn_bytes: 1 << 20,
+        churn_period: 5_000_000_000,
+        fg_alloc_bytes_per_s: 0.0,
+        bg_alloc_bytes_per_s: 0.0,
+        launch_alloc_bytes: 0,
+        churn_same: true,
+    };
+    let mut j = app(bp, pages, params);
+    let mut b = MockBacking::new(1000);
+    let mut l = CpuLedger::default();
+    j.build_to(0, pages, &mut b, &mut l).unwrap();
+    let ids = |j: &JavaApp| -> Vec<u32> { (0..j.bp.len() as u32).map(|i| j.id_of(i)).collect() };
+    let before = ids(&j);
+    j.churn(5_000_000_000, &mut b, &mut l).unwrap();
+    let once = ids(&j);
+    j.churn(60_000_000_000, &mut b, &mut l).unwrap();
+    let later = ids(&j);
+    assert_graph(&j);
+    // The slots replaced later are exactly those replaced by the first round.
+    let first: Vec<usize> = (0..before.len()).filter(|&i| before[i] != once[i]).collect();
+    let all: Vec<usize> = (0..before.len())
+        .filter(|&i| before[i] != later[i] || once[i] != later[i])
+        .collect();
+    assert!(first.len() > 100);
+    assert_eq!(first, all, "churn_same touched other objects");
 }
 
 #[test]

@@ -367,6 +367,15 @@ const BUILTINS: &[(&str, &str)] = &[
         include_str!("../scenarios/fleet-7.1-synthetic-2048.toml"),
     ),
     ("fleet-7.1-gc", include_str!("../scenarios/fleet-7.1-gc.toml")),
+    (
+        "marvin-8.3-active",
+        include_str!("../scenarios/marvin-8.3-active.toml"),
+    ),
+    ("marvin-8.3-mix", include_str!("../scenarios/marvin-8.3-mix.toml")),
+    (
+        "marvin-8.2-reclaim",
+        include_str!("../scenarios/marvin-8.2-reclaim.toml"),
+    ),
 ];
 
 /// Names of the built-in scenarios.

@@ -54,6 +54,9 @@ pub trait FrameworkHooks {
     fn on_killed(&mut self, _k: &mut PolicyKernel, _app: usize) {}
     /// A timer the policy scheduled fired.
     fn on_timer(&mut self, _k: &mut PolicyKernel, _token: u64) {}
+    /// At the end of a run: figures the policy reports about itself (name → value), copied into
+    /// [`super::SimOutput::policy_metrics`] and the report. Stock: none.
+    fn metrics(&self, _out: &mut BTreeMap<String, f64>) {}
 }
 
 /// Stock Android: no lifecycle hooks.

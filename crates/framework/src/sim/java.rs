@@ -101,6 +101,13 @@ impl Simulation {
         let bg = self.rt[app].state != AppState::Foreground;
         let before = self.rt[app].java.as_ref().map_or(0, |j| j.rt.history.len());
         let ok = self.java_step(app, t, |j, k, l| j.churn(t, k, l).map(|x| x.0));
+        if let Some(end) = ok {
+            self.churn_rounds.push(ChurnRound {
+                app: app as u32,
+                start: t,
+                end,
+            });
+        }
         let Some(j) = self.rt[app].java.as_ref() else {
             return;
         };

@@ -113,6 +113,15 @@ pub struct GcSummary {
     pub background_collections: u64,
 }
 
+/// One churn round of an app's Java code: when it started and when its main thread finished it
+/// (start + the round's stall).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChurnRound {
+    pub app: u32,
+    pub start: Nanos,
+    pub end: Nanos,
+}
+
 /// Everything a run produced (the report layer turns it into JSON/CSV/HTML).
 pub struct SimOutput {
     pub hot_us: Histogram<u64>,
@@ -120,6 +129,10 @@ pub struct SimOutput {
     pub alloc_us: Histogram<u64>,
     /// Latency of each `Alloc` action, in order (ms).
     pub alloc_ms: Vec<f64>,
+    /// Every churn round of the apps' Java code, in the order they ran.
+    pub churn_rounds: Vec<ChurnRound>,
+    /// Figures the policy reports about itself ([`super::FrameworkHooks::metrics`]; stock: none).
+    pub policy_metrics: BTreeMap<String, f64>,
     pub per_app: Vec<AppOutcome>,
     pub kills: BTreeMap<&'static str, u64>,
     pub samples: Vec<Sample>,

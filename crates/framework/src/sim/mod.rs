@@ -279,6 +279,7 @@ pub struct Simulation {
     out_cold: Histogram<u64>,
     out_alloc: Histogram<u64>,
     alloc_ms: Vec<f64>,
+    churn_rounds: Vec<ChurnRound>,
     per_app: Vec<AppOutcome>,
     kills: BTreeMap<&'static str, u64>,
     samples: Vec<Sample>,
@@ -394,6 +395,7 @@ impl Simulation {
             out_cold: hist(),
             out_alloc: hist(),
             alloc_ms: Vec::new(),
+            churn_rounds: Vec::new(),
             per_app,
             kills: BTreeMap::new(),
             samples: Vec::new(),
@@ -487,6 +489,8 @@ impl Simulation {
         for app in 0..self.rt.len() {
             self.retire_java(app);
         }
+        let mut policy_metrics = BTreeMap::new();
+        self.hooks.metrics(&mut policy_metrics);
         let cpu_ns = self.k.cpu.total();
         let energy_j = self.device.cpu_energy_nj(cpu_ns) / 1e9
             + self.device.flash_read_energy_nj(self.k.flash.bytes_read) / 1e9
@@ -496,6 +500,8 @@ impl Simulation {
             cold_us: self.out_cold,
             alloc_us: self.out_alloc,
             alloc_ms: self.alloc_ms,
+            churn_rounds: self.churn_rounds,
+            policy_metrics,
             per_app: self.per_app,
             kills: self.kills,
             samples: self.samples,

@@ -15,6 +15,7 @@ mod ariadne;
 mod baseline;
 mod fleet;
 mod ismm15;
+mod marvin;
 mod memsaver;
 
 /// One check's outcome (the JSON shape `{"check", "paper", "simulated", "tolerance", "status"}`).
@@ -39,13 +40,14 @@ type Group = (&'static str, fn() -> CheckList);
 const REGISTRY: &[Group] = &[
     ("baseline", baseline::checks),
     ("fleet", fleet::checks),
+    ("marvin", marvin::checks),
     ("ariadne", ariadne::checks),
     ("memsaver", memsaver::checks),
     ("ismm15", ismm15::checks),
 ];
 
 /// Names of the check groups (`hotlaunch reproduce [GROUP]`).
-pub const GROUPS: &[&str] = &["baseline", "fleet", "ariadne", "memsaver", "ismm15"];
+pub const GROUPS: &[&str] = &["baseline", "fleet", "marvin", "ariadne", "memsaver", "ismm15"];
 
 pub(crate) fn status(ok: bool) -> String {
     if ok { "PASS" } else { "GAP" }.to_string()
@@ -57,6 +59,14 @@ pub(crate) fn run_scenario(name: &str, quick: bool) -> anyhow::Result<Vec<(Strin
     if quick {
         shrink(&mut sc.workload);
     }
+    run_loaded_scenario(sc)
+}
+
+/// Run every variant of an already loaded (and possibly edited) scenario.
+pub(crate) fn run_loaded_scenario(
+    sc: workload::scenario::Scenario,
+) -> anyhow::Result<Vec<(String, SimOutput)>> {
+    let name = sc.name.clone();
     let r = sc.resolve()?;
     let spec = RunSpec::from_scenario(&r);
     let plans = plan_runs(&r, &[])?;

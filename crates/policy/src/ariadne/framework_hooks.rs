@@ -50,6 +50,26 @@ fn runs(pages: &[PageIdx]) -> Vec<(PageIdx, u32)> {
 }
 
 impl FrameworkHooks for Lifecycle {
+    fn metrics(&self, out: &mut std::collections::BTreeMap<String, f64>) {
+        let x = self.0.with(|s| s.stats.with(|x| x.clone()));
+        {
+            for (k, v) in [
+                ("relaunches", x.relaunches as f64),
+                ("hot_list_coverage", x.coverage()),
+                ("predecomp_loaded", x.predecomp_loaded as f64),
+                ("predecomp_hits", x.predecomp_hits as f64),
+                ("predecomp_wasted", x.predecomp_wasted as f64),
+                ("stored_cold", x.stored_by_class[0] as f64),
+                ("stored_warm", x.stored_by_class[1] as f64),
+                ("stored_hot", x.stored_by_class[2] as f64),
+                ("writebacks", x.writebacks as f64),
+                ("escalations", x.escalations as f64),
+            ] {
+                out.insert(k.to_string(), v);
+            }
+        }
+    }
+
     fn on_launch_start(&mut self, _k: &mut PolicyKernel, app: &AppView, _kind: LaunchKind) -> Stall {
         self.0.with(|s| {
             let e = s.app(app.app);

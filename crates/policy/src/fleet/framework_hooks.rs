@@ -29,6 +29,39 @@ impl Lifecycle {
 }
 
 impl FrameworkHooks for Lifecycle {
+    fn metrics(&self, out: &mut std::collections::BTreeMap<String, f64>) {
+        self.0.with(|s| {
+            let x = &s.stats;
+            let per_gc = |v: u64| {
+                if x.bgcs == 0 {
+                    0.0
+                } else {
+                    v as f64 / x.bgcs as f64
+                }
+            };
+            let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
+            for (k, v) in [
+                ("groupings", x.groupings as f64),
+                ("groupings_cancelled", x.groupings_cancelled as f64),
+                ("bgcs", x.bgcs as f64),
+                ("bgc_objects_visited_per_gc", per_gc(x.bgc_visits)),
+                ("bgc_pages_touched_per_gc", per_gc(x.bgc_pages_touched)),
+                ("launch_mib_grouped", mib(x.class_bytes[1])),
+                ("ws_mib_grouped", mib(x.class_bytes[2])),
+                ("cold_mib_grouped", mib(x.class_bytes[3])),
+                ("card_marks", x.card_marks as f64),
+                ("dirty_cards_max", x.dirty_cards_max as f64),
+                ("card_roots", x.card_roots as f64),
+                ("pages_cold_hinted", x.pages_cold_hinted as f64),
+                ("pages_hot_hinted", x.pages_hot_hinted as f64),
+                ("protected_kept", x.protected_kept as f64),
+                ("protected_reclaimed", x.protected_reclaimed as f64),
+            ] {
+                out.insert(k.to_string(), v);
+            }
+        });
+    }
+
     fn on_background(&mut self, k: &mut PolicyKernel, app: &AppView) {
         // A new background episode: the previous one's protection ends (its regions move at the
         // next grouping GC).

@@ -247,6 +247,22 @@ impl Lifecycle {
 }
 
 impl FrameworkHooks for Lifecycle {
+    fn metrics(&self, out: &mut std::collections::BTreeMap<String, f64>) {
+        self.0.with(|st| {
+            st.stats.with(|x| {
+                for (k, v) in [
+                    ("h_collections", x.collections as f64),
+                    ("h_collections_skipped", x.skipped as f64),
+                    ("pageout_moments", x.pageouts.len() as f64),
+                    ("ptes_scanned", x.ptes_scanned as f64),
+                    ("ptes_scanned_on_launch_path", x.ptes_scanned_launch as f64),
+                ] {
+                    out.insert(k.to_string(), v);
+                }
+            })
+        });
+    }
+
     fn on_launch_start(&mut self, k: &mut PolicyKernel, app: &AppView, kind: LaunchKind) -> Stall {
         let now = k.now();
         self.0.with(|st| {

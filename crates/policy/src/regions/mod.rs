@@ -339,6 +339,23 @@ impl Lifecycle {
 }
 
 impl FrameworkHooks for Lifecycle {
+    fn metrics(&self, out: &mut std::collections::BTreeMap<String, f64>) {
+        self.0.with(|s| {
+            let c = &s.st.counters;
+            for (k, v) in [
+                ("regions_taken", c.regions_taken as f64),
+                ("regions_returned", c.regions_returned as f64),
+                ("stray_pages", c.stray_pages as f64),
+                ("stolen_pages", c.stolen_pages as f64),
+                ("domain_compactions", c.compactions as f64),
+                ("pages_to_move", c.pages_to_move as f64),
+                ("held_free_pages_at_end", s.st.held as f64),
+            ] {
+                out.insert(k.to_string(), v);
+            }
+        });
+    }
+
     fn on_background(&mut self, k: &mut PolicyKernel, app: &AppView) {
         let now = k.now();
         let (on, delay) = self.0.with(|s| {

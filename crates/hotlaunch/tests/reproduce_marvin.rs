@@ -1,0 +1,51 @@
+//! `hotlaunch reproduce marvin --quick`: every row of `marvin-checks.md` is printed and ran (PASS
+//! or GAP is the model's business, not this test's); a short `marvin` run is deterministic and
+//! keeps swap integrity.
+
+use hotlaunch::{run_policy, RunSpec};
+use policy::{resolve_params, SwapOverrides};
+use workload::scenario::{Scenario, WorkloadSpec};
+
+#[test]
+fn reproduce_marvin_quick_prints_every_row() {
+    let rows = hotlaunch::reproduce::run_group("marvin", true, |_| {}).unwrap();
+    assert_eq!(rows.len(), 10, "one row per line of marvin-checks.md");
+    for (i, r) in rows.iter().enumerate() {
+        assert!(
+            r.check.starts_with(&format!("#{} ", i + 1)),
+            "row {i}: {}",
+            r.check
+        );
+        assert!(
+            !r.simulated.starts_with("could not run"),
+            "{}: {}",
+            r.check,
+            r.simulated
+        );
+        assert!(r.status == "PASS" || r.status == "GAP");
+        assert!(!r.paper.is_empty() && !r.tolerance.is_empty());
+    }
+}
+
+fn short_marvin_run() -> String {
+    let mut sc = Scenario::builtin("default").unwrap();
+    sc.seed = 7;
+    if let WorkloadSpec::LiveLab { launches, .. } = &mut sc.workload {
+        *launches = 25;
+    }
+    let r = sc.resolve().unwrap();
+    let spec = RunSpec::from_scenario(&r);
+    let p = policy::by_name("marvin").unwrap();
+    let params = resolve_params(p.as_ref(), &[]).unwrap();
+    let out = run_policy(&spec, p.as_ref(), &params, SwapOverrides::default(), |_, _| {}).unwrap();
+    let res = hotlaunch::policy_result("marvin", &out);
+    assert_eq!(res.integrity.checksum_mismatches, 0);
+    assert!(res.policy_metrics.contains_key("marvin.saved_mb"));
+    let v = serde_json::to_value(&res).unwrap();
+    v.to_string()
+}
+
+#[test]
+fn marvin_runs_are_deterministic() {
+    assert_eq!(short_marvin_run(), short_marvin_run());
+}

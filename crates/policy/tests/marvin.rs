@@ -1,0 +1,285 @@
+//! Mechanism tests of the `marvin` policy on a small Java heap (`runtime::JavaApp` over a
+//! `MockBacking`, whose swapped pages count as faults per thread), with the policy's own hook
+//! objects: Clock coldness, stubs in the page-aligned space, the WriteTask, the shrinker's
+//! victims, bookmarking GC, object faults, dirty objects and swap-file compaction.
+
+use engine::{Actor, CpuLedger, HookCx, Nanos, RngStreams, Timers, NS_PER_SEC};
+use hotlaunch_policy::marvin::runtime::{MarvinRuntime, SWAPPED_IN_GROUP};
+use hotlaunch_policy::marvin::state::*;
+use hotlaunch_policy::marvin::{kernel::TableShrinker, Cfg, Marvin};
+use hotlaunch_policy::{resolve_params, ParamValue, Policy, Shared};
+use kernel::hooks::{ScanControl, Shrinker};
+use kernel::types::PageIdx;
+use runtime::gen::SyntheticSpec;
+use runtime::heap::HeapConfig;
+use runtime::{JavaApp, JavaModel, JavaParams, MockBacking};
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+
+fn cfg() -> Cfg {
+    Cfg {
+        stub_threshold: 2048,
+        cold_rounds: 4,
+        fg_period: 5 * NS_PER_SEC,
+        bg_period: 30 * NS_PER_SEC,
+        startup_delay: 6 * NS_PER_SEC,
+        transition_wait: 5 * NS_PER_SEC,
+        bg_walks_per_stub_round: 6,
+        write_task_bytes: 1 << 30,
+        compact_threshold: 0.25,
+        barrier_ns: 10,
+        stub_ns: 200,
+        rte_scan_ns: 20,
+        flash: (100_000.0, 0.5, 100_000.0, 0.2),
+    }
+}
+
+struct Rig {
+    j: JavaApp,
+    b: MockBacking,
+    l: CpuLedger,
+    tab: AppRef,
+    global: Shared<Global>,
+    t: Nanos,
+}
+
+fn rig() -> Rig {
+    let spec = SyntheticSpec {
+        footprint: 4 << 20,
+        churn_bytes: 0,
+        ..SyntheticSpec::churning_4076_arrays()
+    };
+    let bp = spec.blueprint();
+    let pages = (bp.total_bytes() / 4096) as u32;
+    let model = JavaModel {
+        blueprint: Arc::new(bp),
+        config: HeapConfig::pixel3().large_heap(),
+        params: JavaParams {
+            fg_alloc_bytes_per_s: 0.0,
+            bg_alloc_bytes_per_s: 0.0,
+            launch_alloc_bytes: 0,
+            ..JavaParams::default()
+        },
+    };
+    let tab: AppRef = Rc::new(RefCell::new(AppTable {
+        foreground: true,
+        ..AppTable::default()
+    }));
+    let global = Shared::new(Global {
+        apps: vec![Some(tab.clone())],
+        order: VictimOrder::Lru,
+        eager_restore: true,
+        rte_scan_ns: 20,
+        retired: Counters::default(),
+        reclaims: Vec::new(),
+        reclaimed_pages: 0,
+        last_restore: Vec::new(),
+        restore_rate: 0.1,
+        flash_read: (200_000.0, 0.55),
+    });
+    let hooks = Box::new(MarvinRuntime::new(tab.clone(), cfg()));
+    let j = JavaApp::new(1, &model, hooks, pages, RngStreams::new(5).stream("java", 0), 0);
+    let mut r = Rig {
+        j,
+        b: MockBacking::new(1_000_000),
+        l: CpuLedger::default(),
+        tab,
+        global,
+        t: 0,
+    };
+    r.j.build_to(0, u32::MAX, &mut r.b, &mut r.l).unwrap();
+    r
+}
+
+impl Rig {
+    /// Run the runtime's scheduled GCs up to `until`.
+    fn run_until(&mut self, until: Nanos) {
+        while let Some(due) = self.j.pending_gc() {
+            if due > until {
+                break;
+            }
+            self.t = due.max(self.t);
+            self.j.tick(self.t, &mut self.b, &mut self.l);
+        }
+        self.t = until;
+    }
+    fn shrink(&mut self, want: u64) -> Vec<PageIdx> {
+        let mut timers = Timers::default();
+        let mut cx = HookCx::new(self.t, Actor::Kswapd, &mut self.l, &mut timers);
+        let sc = ScanControl {
+            priority: 12,
+            kswapd: true,
+            pass: 0,
+            nr_to_reclaim: want,
+        };
+        let mut out = Vec::new();
+        TableShrinker(self.global.clone()).shrink(&mut cx, &sc, want, &mut out);
+        out
+    }
+    /// Background for long enough that stubs exist and are saved.
+    fn go_background_until_saved(&mut self) {
+        self.run_until(40 * NS_PER_SEC);
+        self.j.set_foreground(self.t, false, &mut self.l);
+        self.run_until(self.t + 70 * NS_PER_SEC);
+    }
+    fn logical_pages(&self) -> u32 {
+        self.j.built_pages()
+    }
+}
+
+#[test]
+fn clock_coldness_follows_the_artifact() {
+    // wsr < 2 && !wrote for 4 rounds.
+    let mut m = WRITE;
+    assert!(!is_cold(m, 4));
+    for round in 1..=4 {
+        m = age(m);
+        assert_eq!(is_cold(m, 4), round >= 4, "round {round}: wsr {:04b}", wsr(m));
+    }
+    assert_eq!(wsr(age(WRITE)), 0b1000);
+    assert_eq!(age(READ | WRITE) & (READ | WRITE), 0, "access bits cleared");
+}
+
+#[test]
+fn stubs_are_page_aligned_saved_and_reclaimable_in_the_background_only() {
+    let mut r = rig();
+    r.run_until(40 * NS_PER_SEC);
+    assert_eq!(r.tab.borrow().c.stubs_created, 0, "no stubs in the foreground");
+    r.j.set_foreground(r.t, false, &mut r.l);
+    r.run_until(r.t + 70 * NS_PER_SEC);
+    let t = r.tab.borrow();
+    assert!(
+        t.c.stubs_created > 900,
+        "cold arrays got stubs: {}",
+        t.c.stubs_created
+    );
+    let heap = &r.j.rt.heap;
+    for e in &t.table {
+        assert_eq!(heap.addr(e.obj) % 4096, 0, "page-aligned swapped-in space");
+        assert_eq!(e.pages, 1, "a 4076-byte array fits one page");
+        assert_eq!(
+            heap.regions[heap.region_of(e.obj) as usize].group,
+            SWAPPED_IN_GROUP
+        );
+    }
+    assert!(
+        t.c.saved_bytes > 3 << 20,
+        "WriteTask saved them: {}",
+        t.c.saved_bytes
+    );
+    assert!(r
+        .b
+        .advice_log
+        .iter()
+        .any(|a| a.2 == kernel::types::Advice::WriteAhead));
+}
+
+#[test]
+fn gc_never_faults_a_reclaimed_object_and_an_app_access_does() {
+    let mut r = rig();
+    r.go_background_until_saved();
+    let pages = r.shrink(u64::MAX);
+    assert!(pages.len() > 900);
+    for &p in &pages {
+        r.b.swap_out(p, 1);
+    }
+    let gc_before = r.b.faults_gc;
+    // Several background walks and a stub round: bookmarking reads stubs, never the objects.
+    r.run_until(r.t + 400 * NS_PER_SEC);
+    assert_eq!(r.b.faults_gc, gc_before, "the GC faulted a reclaimed object in");
+    assert!(r.j.rt.history.len() > 10);
+    // An app access to a reclaimed object is an object fault on the main thread.
+    let all: Vec<u32> = (0..r.logical_pages()).collect();
+    let main_before = r.b.faults_main;
+    r.j.touch_logical(r.t, Actor::AppMain(1), &all, false, &mut r.b, None);
+    assert!(r.b.faults_main > main_before);
+    assert!(r.tab.borrow().c.object_faults > 900);
+}
+
+#[test]
+fn a_dirty_saved_object_is_never_dropped() {
+    let mut r = rig();
+    r.go_background_until_saved();
+    let all: Vec<u32> = (0..r.logical_pages()).collect();
+    r.j.touch_logical(r.t, Actor::AppMain(1), &all, true, &mut r.b, None);
+    assert!(r.tab.borrow().c.dirty_bytes > 3 << 20);
+    assert!(
+        r.shrink(u64::MAX).is_empty(),
+        "dirty objects were handed to the kernel"
+    );
+}
+
+#[test]
+fn the_foreground_app_is_never_a_victim() {
+    let mut r = rig();
+    r.go_background_until_saved();
+    r.j.set_foreground(r.t, true, &mut r.l);
+    assert!(r.shrink(u64::MAX).is_empty());
+    r.j.set_foreground(r.t, false, &mut r.l);
+    assert!(!r.shrink(u64::MAX).is_empty());
+}
+
+#[test]
+fn swap_file_compaction_keeps_every_live_object() {
+    let mut r = rig();
+    r.go_background_until_saved();
+    let saved: Vec<u32> = {
+        let t = r.tab.borrow();
+        t.table
+            .iter()
+            .filter(|e| t.state(e.obj) & SAVED != 0)
+            .map(|e| e.obj)
+            .collect()
+    };
+    assert!(!saved.is_empty());
+    {
+        let mut t = r.tab.borrow_mut();
+        let dead = t.file_bytes / 2;
+        t.file_bytes += dead;
+        t.dead_bytes = dead;
+    }
+    r.run_until(r.t + 31 * NS_PER_SEC);
+    let t = r.tab.borrow();
+    assert_eq!(t.c.compactions, 1);
+    assert_eq!(t.dead_bytes, 0);
+    for o in saved {
+        assert!(t.state(o) & SAVED != 0, "object {o} lost its record");
+    }
+    let live: u64 = t
+        .table
+        .iter()
+        .filter(|e| t.state(e.obj) & SAVED != 0)
+        .map(|e| e.size as u64)
+        .sum();
+    assert_eq!(t.file_bytes, live);
+}
+
+#[test]
+fn bad_parameters_are_one_line_errors() {
+    let bad = |k: &str, v: ParamValue| {
+        let e = resolve_params(&Marvin, &[(k.to_string(), v)])
+            .unwrap_err()
+            .to_string();
+        assert!(!e.contains('\n'), "{e}");
+    };
+    bad("stub_threshold", ParamValue::Int(0));
+    bad("bg_period_s", ParamValue::Float(-1.0));
+    bad("fg_period_s", ParamValue::Float(0.0));
+    bad("no_such_key", ParamValue::Int(1));
+    bad("victim_order", ParamValue::Str("random".into()));
+    assert!(resolve_params(&Marvin, &[]).is_ok());
+    assert_eq!(Marvin.name(), "marvin");
+}
+
+#[test]
+fn eager_restore_runs_at_the_slower_of_runtime_and_flash() {
+    let r = rig();
+    let g = r.global;
+    g.with(|g| {
+        // 100 MB at 100 MB/s (runtime-bound; the flash reads at 550 MB/s).
+        let ns = g.restore_ns(100_000_000);
+        assert!((990_000_000..=1_010_000_000).contains(&ns), "{ns}");
+        assert_eq!(g.restore_ns(0), 0);
+    });
+}
