@@ -26,7 +26,8 @@ fn every_fleet_row_is_present_and_ran() {
         assert!(!c.paper.is_empty() && !c.tolerance.is_empty());
         assert!(c.status == "PASS" || c.status == "GAP");
     }
-    assert!(checks[6].simulated.contains("marvin not built"));
+    // Rows 4 and 5 ran Marvin beside Fleet.
+    assert!(checks[3].simulated.contains("Marvin") && checks[4].simulated.contains("Marvin"));
 }
 
 fn short_run() -> (report::model::PolicyResult, policy::fleet::FleetStats) {
