@@ -219,6 +219,7 @@ impl Kernel {
             ..
         } = s;
         let window = (1usize << self.params.page_cluster).saturating_sub(1);
+        let stock_hook = self.hooks.fault.is_stock();
         list.push(idx);
         let sync = self.backends[dev].synchronous();
         if sync {
@@ -230,8 +231,12 @@ impl Kernel {
         } else if window > 0 {
             self.backends[dev].neighbours(fault_page.loc, window, handles);
             cands.extend(handles.iter().map(|&h| self.handle_owner[dev][h as usize]));
-            let mut cx = hook_cx!(self, now, actor);
-            self.hooks.fault.swap_readahead(&mut cx, idx, cands, list);
+            if stock_hook {
+                list.extend_from_slice(cands);
+            } else {
+                let mut cx = hook_cx!(self, now, actor);
+                self.hooks.fault.swap_readahead(&mut cx, idx, cands, list);
+            }
         }
         if list.len() > 1 {
             // Keep the faulting page (first) and the readahead pages still swapped on this device.
@@ -290,7 +295,7 @@ impl Kernel {
             let h = handles[i];
             // Chunk-mates keep their copy (swap cache); a read may keep it; a write fault never.
             let keep_copy = (sync && q != idx)
-                || !(q == idx && write) && {
+                || !(stock_hook || q == idx && write) && {
                     let view = self.page_view(q);
                     let mut cx = hook_cx!(self, now + stall.ns, actor);
                     self.hooks.fault.keep_swap_copy(&mut cx, &view)
@@ -340,7 +345,7 @@ impl Kernel {
         stall.psi_ns += own;
         self.psi.record(start, own, matches!(actor, Actor::AppMain(_)));
         self.sync_backend_frames();
-        if !matches!(actor, Actor::Kernel) {
+        if !stock_hook && !matches!(actor, Actor::Kernel) {
             self.after_major_fault(now + stall.ns, actor, idx);
         }
         Ok(stall)

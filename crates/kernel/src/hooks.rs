@@ -157,6 +157,12 @@ pub trait ReclaimHook {
     fn swap_tag(&mut self, _cx: &mut HookCx, _page: &PageView) -> u8 {
         0
     }
+
+    /// `true` only if `inactive_verdict` and `swap_tag` keep their defaults: the LRU walk then
+    /// decides without a hook context per scanned page. Default `false`.
+    fn is_stock(&self) -> bool {
+        false
+    }
 }
 
 /// A shrinker asked before the LRU walk of every reclaim pass (Linux `shrink_slab` runs every
@@ -193,6 +199,13 @@ pub trait FaultHook {
     /// cache, clean; reclaiming it again needs no I/O). Not asked for write faults. Default: no
     /// (the slot is freed, as Linux does for synchronous devices and a swap more than half full).
     fn keep_swap_copy(&mut self, _cx: &mut HookCx, _page: &PageView) -> bool {
+        false
+    }
+
+    /// `true` only if every method above keeps its default: the kernel then takes the stock
+    /// fault path without building hook contexts and page views per fault (the hot path of every
+    /// run). Default `false`: an implementation is always asked.
+    fn is_stock(&self) -> bool {
         false
     }
 }
@@ -270,12 +283,20 @@ pub trait PlacementHook {
 /// Stock Linux reclaim.
 #[derive(Debug, Default)]
 pub struct StockReclaim;
-impl ReclaimHook for StockReclaim {}
+impl ReclaimHook for StockReclaim {
+    fn is_stock(&self) -> bool {
+        true
+    }
+}
 
 /// Stock Linux swap readahead.
 #[derive(Debug, Default)]
 pub struct StockReadahead;
-impl FaultHook for StockReadahead {}
+impl FaultHook for StockReadahead {
+    fn is_stock(&self) -> bool {
+        true
+    }
+}
 
 /// Stock buddy placement.
 #[derive(Debug, Default)]

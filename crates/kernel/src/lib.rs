@@ -225,6 +225,19 @@ pub(crate) struct Scratch {
 }
 
 impl Scratch {
+    fn clear(&mut self) {
+        self.pages.clear();
+        self.handles.clear();
+        self.handles_out.clear();
+        self.cands.clear();
+        self.keep.clear();
+        self.loaded.clear();
+        self.procs.clear();
+        self.order.clear();
+        self.shrink.clear();
+        self.batch.clear();
+    }
+
     /// Keep, per buffer, whichever of `self` and `other` has more capacity (cleared).
     fn keep_larger(&mut self, mut other: Scratch) {
         fn pick<T>(a: &mut Vec<T>, b: &mut Vec<T>) {
@@ -285,7 +298,7 @@ pub struct Kernel {
     pub(crate) state_counts: [u64; NR_PAGE_STATES],
     pub(crate) kernel_frames: u64,
     pub(crate) oom_killed: Vec<Pid>,
-    pub(crate) scratch: Scratch,
+    pub(crate) scratch: Option<Box<Scratch>>,
 }
 
 impl Kernel {
@@ -355,7 +368,7 @@ impl Kernel {
             state_counts: [0; NR_PAGE_STATES],
             kernel_frames: 0,
             oom_killed: Vec::new(),
-            scratch: Scratch::default(),
+            scratch: None,
         })
     }
 
@@ -551,15 +564,21 @@ impl Kernel {
     }
 
     /// Borrow the scratch buffers (cleared) for one path; give them back with `put_scratch`.
-    pub(crate) fn take_scratch(&mut self) -> Scratch {
-        let mut s = std::mem::take(&mut self.scratch);
-        s.keep_larger(Scratch::default());
-        s
+    /// A box moves as one pointer: the common path (no nesting) neither copies nor compares the
+    /// buffers; a nested path finds no box and starts an empty one.
+    pub(crate) fn take_scratch(&mut self) -> Box<Scratch> {
+        self.scratch.take().unwrap_or_default()
     }
 
-    pub(crate) fn put_scratch(&mut self, s: Scratch) {
-        let nested = std::mem::replace(&mut self.scratch, s);
-        self.scratch.keep_larger(nested);
+    pub(crate) fn put_scratch(&mut self, mut s: Box<Scratch>) {
+        match &mut self.scratch {
+            None => {
+                s.clear();
+                self.scratch = Some(s);
+            }
+            // A nested path gave its buffers back first: keep the larger of each.
+            Some(nested) => nested.keep_larger(*s),
+        }
     }
 
     // ------------------------------------------------------------------ queries

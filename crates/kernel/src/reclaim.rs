@@ -259,8 +259,13 @@ impl Kernel {
             ctx.reclaim_ns += self.params.reclaim_scan_ns;
             let view = self.page_view(idx);
             self.pt.pages[idx as usize].flags &= !flags::ACCESSED;
-            let mut cx = hook_cx!(self, ctx.now, ctx.actor);
-            let mut verdict = self.hooks.reclaim.inactive_verdict(&mut cx, &ctx.sc, &view);
+            let stock = self.hooks.reclaim.is_stock();
+            let mut verdict = if stock {
+                crate::hooks::stock_inactive_verdict(&view)
+            } else {
+                let mut cx = hook_cx!(self, ctx.now, ctx.actor);
+                self.hooks.reclaim.inactive_verdict(&mut cx, &ctx.sc, &view)
+            };
             if verdict == Verdict::Reclaim && anon && !ctx.may_swap {
                 verdict = Verdict::Activate;
             }
@@ -292,8 +297,12 @@ impl Kernel {
                 Verdict::Reclaim => {
                     self.pt.lru_del(lru, idx);
                     if anon {
-                        let mut cx = hook_cx!(self, ctx.now, ctx.actor);
-                        let tag = self.hooks.reclaim.swap_tag(&mut cx, &view);
+                        let tag = if stock {
+                            0
+                        } else {
+                            let mut cx = hook_cx!(self, ctx.now, ctx.actor);
+                            self.hooks.reclaim.swap_tag(&mut cx, &view)
+                        };
                         let content = self.pt.pages[idx as usize].content;
                         ctx.batch.push(SwapOutPage {
                             page: idx,

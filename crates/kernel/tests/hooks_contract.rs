@@ -750,3 +750,14 @@ fn io_buffer_allocations_are_recorded_with_their_order_mix_and_latency() {
         a.blocks.len() + b.blocks.len()
     );
 }
+
+#[test]
+fn only_stock_hooks_take_the_stock_fast_path() {
+    use kernel::hooks::{FaultHook, ReclaimHook, StockReadahead, StockReclaim};
+    struct Custom;
+    impl FaultHook for Custom {}
+    impl ReclaimHook for Custom {}
+    // A policy's hook is always asked (its defaults included); only stock skips the calls.
+    assert!(FaultHook::is_stock(&StockReadahead) && ReclaimHook::is_stock(&StockReclaim));
+    assert!(!FaultHook::is_stock(&Custom) && !ReclaimHook::is_stock(&Custom));
+}
