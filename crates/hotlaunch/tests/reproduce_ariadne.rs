@@ -1,6 +1,8 @@
 //! `hotlaunch reproduce ariadne --quick`: every row of `ariadne-checks.md` is printed and ran
 //! (PASS or GAP, never "could not run"); an `ariadne` run is deterministic.
 
+mod support;
+
 use hotlaunch::{run_policy, RunSpec};
 use policy::ariadne::Ariadne;
 use policy::{resolve_params, SwapOverrides};
@@ -8,18 +10,7 @@ use workload::scenario::{Scenario, WorkloadSpec};
 
 #[test]
 fn every_ariadne_row_is_present_and_ran() {
-    let checks = hotlaunch::reproduce::run_group("ariadne", true, |_| {}).unwrap();
-    assert_eq!(checks.len(), 11, "rows 1-10 and the small-chunk speed claim");
-    for c in &checks {
-        assert!(c.status == "PASS" || c.status == "GAP", "{c:?}");
-        assert!(
-            !c.simulated.starts_with("could not run"),
-            "{}: {}",
-            c.check,
-            c.simulated
-        );
-        assert!(!c.paper.is_empty() && !c.tolerance.is_empty(), "{c:?}");
-    }
+    support::every_row_ran("ariadne", 11, None);
 }
 
 fn short_run() -> report::model::PolicyResult {

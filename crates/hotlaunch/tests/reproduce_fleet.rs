@@ -1,6 +1,8 @@
 //! `hotlaunch reproduce fleet --quick`: every row of `fleet-checks.md` is printed and ran (not that
 //! it passes), and a short `fleet` run is deterministic with its mechanism at work.
 
+mod support;
+
 use hotlaunch::{run_policy, RunSpec};
 use policy::fleet::{Fleet, State};
 use policy::{resolve_params, Shared, SwapOverrides};
@@ -8,24 +10,7 @@ use workload::scenario::{Scenario, WorkloadSpec};
 
 #[test]
 fn every_fleet_row_is_present_and_ran() {
-    let checks = hotlaunch::reproduce::run_group("fleet", true, |_| {}).unwrap();
-    assert_eq!(checks.len(), 10, "one check per row of fleet-checks.md");
-    for (i, c) in checks.iter().enumerate() {
-        assert!(
-            c.check.starts_with(&format!("{}.", i + 1)),
-            "row {} present: {}",
-            i + 1,
-            c.check
-        );
-        assert!(
-            !c.simulated.starts_with("could not run"),
-            "{}: {}",
-            c.check,
-            c.simulated
-        );
-        assert!(!c.paper.is_empty() && !c.tolerance.is_empty());
-        assert!(c.status == "PASS" || c.status == "GAP");
-    }
+    let checks = support::every_row_ran("fleet", 10, Some(|i| format!("{}.", i + 1)));
     // Rows 4 and 5 ran Marvin beside Fleet.
     assert!(checks[3].simulated.contains("Marvin") && checks[4].simulated.contains("Marvin"));
 }

@@ -1,29 +1,15 @@
 //! `hotlaunch reproduce ismm15 --quick`: every row of `ismm15-checks.md` is present and ran
 //! (not that it passes), and a short `regions` run is deterministic.
 
+mod support;
+
 use hotlaunch::{run_policy, RunSpec};
 use policy::{resolve_params, ParamValue, SwapOverrides};
 use workload::scenario::{Scenario, WorkloadSpec};
 
 #[test]
 fn every_ismm15_row_is_reported() {
-    let checks = hotlaunch::reproduce::run_group("ismm15", true, |_| {}).unwrap();
-    assert_eq!(checks.len(), 10);
-    for (i, c) in checks.iter().enumerate() {
-        assert!(
-            c.check.starts_with(&format!("{}. ", i + 1)),
-            "row {i}: {}",
-            c.check
-        );
-        assert!(
-            !c.simulated.starts_with("could not run"),
-            "{}: {}",
-            c.check,
-            c.simulated
-        );
-        assert!(!c.paper.is_empty() && !c.tolerance.is_empty());
-        assert!(c.status == "PASS" || c.status == "GAP");
-    }
+    support::every_row_ran("ismm15", 10, Some(|i| format!("{}. ", i + 1)));
 }
 
 fn short_run(order: i64) -> report::model::PolicyResult {

@@ -2,29 +2,15 @@
 //! or GAP is the model's business, not this test's); a short `marvin` run is deterministic and
 //! keeps swap integrity.
 
+mod support;
+
 use hotlaunch::{run_policy, RunSpec};
 use policy::{resolve_params, SwapOverrides};
 use workload::scenario::{Scenario, WorkloadSpec};
 
 #[test]
 fn reproduce_marvin_quick_prints_every_row() {
-    let rows = hotlaunch::reproduce::run_group("marvin", true, |_| {}).unwrap();
-    assert_eq!(rows.len(), 10, "one row per line of marvin-checks.md");
-    for (i, r) in rows.iter().enumerate() {
-        assert!(
-            r.check.starts_with(&format!("#{} ", i + 1)),
-            "row {i}: {}",
-            r.check
-        );
-        assert!(
-            !r.simulated.starts_with("could not run"),
-            "{}: {}",
-            r.check,
-            r.simulated
-        );
-        assert!(r.status == "PASS" || r.status == "GAP");
-        assert!(!r.paper.is_empty() && !r.tolerance.is_empty());
-    }
+    support::every_row_ran("marvin", 10, Some(|i| format!("#{} ", i + 1)));
 }
 
 fn short_marvin_run() -> String {

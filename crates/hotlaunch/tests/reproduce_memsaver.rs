@@ -1,30 +1,15 @@
 //! `hotlaunch reproduce memsaver --quick`: every row of `memsaver-checks.md` is printed and ran
 //! (not that it passes), and a short `memsaver` run is deterministic.
 
+mod support;
+
 use hotlaunch::{run_policy, RunSpec};
 use policy::{resolve_params, SwapOverrides};
 use workload::scenario::{Scenario, WorkloadSpec};
 
 #[test]
 fn every_memsaver_row_is_present_and_ran() {
-    let checks = hotlaunch::reproduce::run_group("memsaver", true, |_| {}).unwrap();
-    assert_eq!(checks.len(), 10, "one check per row of memsaver-checks.md");
-    for (i, c) in checks.iter().enumerate() {
-        assert!(
-            c.check.starts_with(&format!("{} ", i + 1)),
-            "row {}: {}",
-            i + 1,
-            c.check
-        );
-        assert!(
-            !c.simulated.starts_with("could not run"),
-            "{}: {}",
-            c.check,
-            c.simulated
-        );
-        assert!(!c.paper.is_empty() && !c.tolerance.is_empty());
-        assert!(c.status == "PASS" || c.status == "GAP");
-    }
+    support::every_row_ran("memsaver", 10, Some(|i| format!("{} ", i + 1)));
 }
 
 fn short_run() -> report::model::PolicyResult {

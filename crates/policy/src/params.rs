@@ -302,6 +302,10 @@ impl Params {
             v => panic!("parameter `{name}` is {}, not a float", v.describe()),
         }
     }
+    /// A float parameter in seconds (`*_s`) as simulated nanoseconds (rounded).
+    pub fn secs(&self, name: &str) -> engine::Nanos {
+        (self.float(name) * engine::NS_PER_SEC as f64).round() as engine::Nanos
+    }
     pub fn str(&self, name: &str) -> &str {
         match self.value(name) {
             ParamValue::Str(s) => s,

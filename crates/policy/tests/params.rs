@@ -242,3 +242,9 @@ fn a_from_default_registry_entry_is_its_policy() {
     let names = |v: Vec<hotlaunch_policy::ParamSpec>| v.into_iter().map(|p| p.name).collect::<Vec<_>>();
     assert_eq!(names(entry.params()), names(plain.params()));
 }
+
+#[test]
+fn seconds_parameters_convert_to_rounded_nanoseconds() {
+    let p = resolve_params(&Knobs, &[("ratio".to_string(), ParamValue::Float(0.3))]).unwrap();
+    assert_eq!(p.secs("ratio"), 300_000_000);
+}

@@ -55,7 +55,7 @@ use crate::android::stock_backends;
 use crate::{ParamSpec, Params, Policy, PolicyParts, Seams, Shared, SwapDevices, SwapOverrides};
 use ::runtime::Meta;
 use device::DeviceProfile;
-use engine::{Nanos, NS_PER_SEC};
+use engine::Nanos;
 use kernel::hooks::KernelHooks;
 use kernel::types::{PageIdx, Pid};
 use std::collections::BTreeMap;
@@ -109,13 +109,12 @@ pub struct Config {
 
 impl Config {
     pub fn from_params(p: &Params) -> Self {
-        let s = |k: &str| (p.float(k) * NS_PER_SEC as f64) as Nanos;
         Config {
             d: p.int("D") as u32,
-            t_b: s("T_B_s"),
-            t_f: s("T_F_s"),
+            t_b: p.secs("T_B_s"),
+            t_f: p.secs("T_F_s"),
             card_shift: p.int("card_shift") as u32,
-            hot_refresh: s("hot_refresh_s"),
+            hot_refresh: p.secs("hot_refresh_s"),
             hot_yield_priority: p.int("hot_yield_priority") as u32,
             bgc: p.bool("bgc"),
             rgs: p.bool("rgs"),

@@ -67,7 +67,7 @@ use crate::android::stock_backends;
 use crate::{ParamSpec, Params, Policy, PolicyParts, Seams, Shared, SwapDevices, SwapOverrides};
 use ::kernel::hooks::KernelHooks;
 use device::DeviceProfile;
-use engine::{Nanos, NS_PER_SEC};
+use engine::Nanos;
 use state::{AppTable, Global, VictimOrder};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -101,10 +101,6 @@ impl Cfg {
 
 /// The `marvin` policy.
 pub struct Marvin;
-
-fn secs(s: f64) -> Nanos {
-    (s * NS_PER_SEC as f64).round() as Nanos
-}
 
 impl Policy for Marvin {
     fn name(&self) -> &'static str {
@@ -187,10 +183,10 @@ impl Policy for Marvin {
         let cfg = Cfg {
             stub_threshold: params.int("stub_threshold") as u32,
             cold_rounds: params.int("cold_rounds") as u32,
-            fg_period: secs(params.float("fg_period_s")),
-            bg_period: secs(params.float("bg_period_s")),
-            startup_delay: secs(params.float("startup_delay_s")),
-            transition_wait: secs(params.float("transition_wait_s")),
+            fg_period: params.secs("fg_period_s"),
+            bg_period: params.secs("bg_period_s"),
+            startup_delay: params.secs("startup_delay_s"),
+            transition_wait: params.secs("transition_wait_s"),
             bg_walks_per_stub_round: params.int("bg_walks_per_stub_round") as u32,
             write_task_bytes: (params.float("write_task_s") * f.write_bandwidth_mb_s * 1e6) as u64,
             compact_threshold: params.float("compact_threshold"),

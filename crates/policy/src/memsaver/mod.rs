@@ -59,7 +59,7 @@ mod hooks;
 use crate::android::stock_backends;
 use crate::{ParamSpec, Params, Policy, PolicyParts, Probe, Seams, Shared, SwapDevices, SwapOverrides};
 use device::DeviceProfile;
-use engine::{Nanos, NS_PER_SEC};
+use engine::Nanos;
 use kernel::types::{PageIdx, Pid};
 
 /// Spare page bit of B1 (§3.5: "bit 0 = B1").
@@ -329,10 +329,6 @@ impl MemSaver {
     }
 }
 
-fn secs(s: f64) -> Nanos {
-    (s * NS_PER_SEC as f64).round() as Nanos
-}
-
 impl Config {
     pub fn from_params(p: &Params) -> Result<Config, String> {
         let depth = p.int("depth");
@@ -343,8 +339,8 @@ impl Config {
         }
         Ok(Config {
             depth: depth as u8,
-            transition: secs(p.float("transition_s")),
-            swap_delay: secs(p.float("swap_delay_s")),
+            transition: p.secs("transition_s"),
+            swap_delay: p.secs("swap_delay_s"),
             file: p.str("pages") == "anon+file",
             keep: Keep::parse(p.str("keep")),
             collect: match p.str("collect") {
@@ -352,7 +348,7 @@ impl Config {
                 "fill" => Collect::Fill,
                 _ => Collect::Paper,
             },
-            lru_f_window: secs(p.float("lru_f_window_s")),
+            lru_f_window: p.secs("lru_f_window_s"),
             pte_scan_ns: p.float("pte_scan_ns"),
             region_pages: p.int("region_pages") as u32,
         })

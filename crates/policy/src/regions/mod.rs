@@ -45,7 +45,7 @@ pub mod state;
 
 use crate::{ParamSpec, Params, Policy, PolicyParts, Seams, Shared, SwapDevices, SwapOverrides};
 use device::DeviceProfile;
-use engine::{HookCx, Nanos, NS_PER_SEC};
+use engine::{HookCx, Nanos};
 use framework::sim::{AppView, PolicyKernel};
 use framework::FrameworkHooks;
 use kernel::buddy::BuddyAllocator;
@@ -77,8 +77,8 @@ impl Options {
             cache_domain: p.bool("cache_domain"),
             vmalloc_domain: p.bool("vmalloc_domain"),
             compact_on_background: p.bool("compact_on_background"),
-            compact_delay: (p.float("compact_delay_s") * NS_PER_SEC as f64) as Nanos,
-            shrinker_interval: (p.float("shrinker_interval_s") * NS_PER_SEC as f64) as Nanos,
+            compact_delay: p.secs("compact_delay_s"),
+            shrinker_interval: p.secs("shrinker_interval_s"),
             walk_ns: p.int("walk_ns") as u64,
         }
     }
