@@ -1,0 +1,79 @@
+//! `baseline`: the stock-Android observations every paper starts from.
+//!
+//! The rows are split by the part of the stock model they test: [`apps`] (app footprints and
+//! launch work per device era), [`release`] (what a device's Android/kernel release turns on),
+//! [`swap`] (swap devices, writeback, zram layout) and [`ion`] (I/O buffers and physical-memory
+//! fragmentation); the capacity rows that depend on all of them stay here.
+
+use super::{find, hist_ms, run_scenario, status, Check, CheckList};
+
+mod apps;
+mod ion;
+mod release;
+mod swap;
+
+pub(super) fn checks() -> CheckList {
+    let mut rows: CheckList = vec![
+        ("fleet-fig2", fleet_fig2),
+        ("fleet-7.1", fleet_capacity),
+        ("marvin-8.3", marvin_capacity),
+    ];
+    rows.extend(apps::checks());
+    rows.extend(release::checks());
+    rows.extend(swap::checks());
+    rows.extend(ion::checks());
+    rows
+}
+
+/// Fleet Fig. 2: Twitter hot 273 ms vs cold 2390 ms.
+fn fleet_fig2(quick: bool) -> anyhow::Result<Check> {
+    let runs = run_scenario("fleet-fig2-twitter", quick)?;
+    let out = &runs[0].1;
+    let hot = hist_ms(&out.hot_us, 0.5);
+    let cold = hist_ms(&out.cold_us, 0.5);
+    let ratio = cold / hot;
+    Ok(Check {
+        check: "hot launch << cold launch (Twitter, idle Pixel 3)".into(),
+        paper: "Fleet Fig. 2: hot 273 ms, cold 2390 ms (8.8x)".into(),
+        simulated: format!("hot {hot:.0} ms, cold {cold:.0} ms ({ratio:.1}x)"),
+        tolerance: "cold/hot within 8.8x ×/÷ 2 (4.4x..17.5x)".into(),
+        status: status((4.4..=17.5).contains(&ratio)),
+    })
+}
+
+fn opt(v: Option<u32>) -> String {
+    v.map_or("none".into(), |x| x.to_string())
+}
+
+/// Fleet §7.1 / Fig. 11a: stock Android starts killing at 11 cached synthetic apps, caches at most
+/// 14 (Pixel 3, 2 GB flash swap, 180 MB apps of 2048 B objects).
+fn fleet_capacity(quick: bool) -> anyhow::Result<Check> {
+    let runs = run_scenario("fleet-7.1-capacity", quick)?;
+    let out = &runs[0].1;
+    let first = out.cached_at_first_kill;
+    let peak = out.cached_peak;
+    let ok = first.is_some_and(|f| (9..=13).contains(&f)) && (12..=16).contains(&peak);
+    Ok(Check {
+        check: "caching capacity, synthetic 180 MB apps of 2048 B objects (Pixel 3, flash swap)".into(),
+        paper: "Fleet §7.1: kills start at 11 cached apps; at most 14 cached".into(),
+        simulated: format!("kills start at {} cached apps; at most {peak} cached", opt(first)),
+        tolerance: "each within ±2 apps".into(),
+        status: status(ok),
+    })
+}
+
+/// Marvin §8.3 / Fig. 7: stock Android runs 10 of the 220 MB 4 KiB-array apps concurrently; with a
+/// swap file it briefly reaches 13 (Pixel XL).
+fn marvin_capacity(quick: bool) -> anyhow::Result<Check> {
+    let runs = run_scenario("marvin-8.3-capacity", quick)?;
+    let plain = find(&runs, "android")?.alive_peak;
+    let swap = find(&runs, "swap-file")?.alive_peak;
+    let ok = (8..=12).contains(&plain) && (11..=15).contains(&swap);
+    Ok(Check {
+        check: "concurrent 220 MB 4 KiB-array apps with churn (Pixel XL)".into(),
+        paper: "Marvin §8.3: Android 10 concurrently; with a swap file briefly 13".into(),
+        simulated: format!("{plain} without swap; {swap} with a swap file"),
+        tolerance: "each within ±2 apps".into(),
+        status: status(ok),
+    })
+}
