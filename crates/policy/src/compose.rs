@@ -56,8 +56,17 @@ impl Seams {
         (Self::RUNTIME, "runtime"),
     ];
 
+    /// Every seam.
+    pub const EVERY: Seams = Seams(0x7f);
+
     pub const fn union(self, o: Seams) -> Seams {
         Seams(self.0 | o.0)
+    }
+    pub const fn intersection(self, o: Seams) -> Seams {
+        Seams(self.0 & o.0)
+    }
+    pub const fn difference(self, o: Seams) -> Seams {
+        Seams(self.0 & !o.0)
     }
     /// Whether every seam of `o` is in `self`.
     pub const fn contains(self, o: Seams) -> bool {
@@ -182,12 +191,53 @@ impl FrameworkHooks for ChainedFramework {
     }
 }
 
+/// One part of a [`Composed`] policy: a policy and which of its claimed seams the composition
+/// takes from it.
+pub struct Part {
+    pub policy: crate::PolicyBox,
+    /// Seams taken from this part (an exclusive one claimed by another part too is an error).
+    pub take: Seams,
+    /// Seams taken from this part only when no earlier part supplied them (e.g. the stock swap
+    /// devices every technique builds, or a reclaim hook that yields to an earlier part's).
+    pub fallback: Seams,
+    /// Whether the part can be switched off with its boolean parameter `<part>.enabled` (ablations).
+    pub optional: bool,
+}
+
+impl Part {
+    /// Every seam the policy claims.
+    pub fn all(policy: crate::PolicyBox) -> Self {
+        Self::taking(policy, Seams::EVERY)
+    }
+    /// Only the seams in `take` (the part's other claims are released).
+    pub fn taking(policy: crate::PolicyBox, take: Seams) -> Self {
+        Part {
+            policy,
+            take,
+            fallback: Seams::NONE,
+            optional: false,
+        }
+    }
+    /// Also `fallback`, when no earlier part supplied those seams.
+    pub fn or_else(mut self, fallback: Seams) -> Self {
+        self.fallback = fallback;
+        self
+    }
+    /// Can be switched off with `<part>.enabled = false`.
+    pub fn optional(mut self) -> Self {
+        self.optional = true;
+        self
+    }
+}
+
 /// A policy made of other policies: each part is built with its own parameters (declared here
-/// as `<part>.<key>`, e.g. `fleet.D`) and the results are [`compose`]d in part order.
+/// as `<part>.<key>`, e.g. `fleet.D`; an optional part also has `<part>.enabled`), its claims narrowed
+/// to what the composition takes from it ([`Part`]), and the results are [`compose`]d in part
+/// order. When no part supplies swap devices, the run gets stock zram.
 pub struct Composed {
     pub name: &'static str,
     pub description: &'static str,
-    pub parts: Vec<crate::PolicyBox>,
+    pub parts: Vec<Part>,
 }
 
 impl Policy for Composed {
@@ -202,9 +252,14 @@ impl Policy for Composed {
     fn params(&self) -> Vec<ParamSpec> {
         self.parts
             .iter()
-            .flat_map(|p| {
-                let prefix = p.name();
-                p.params().into_iter().map(move |mut s| {
+            .flat_map(|part| {
+                let prefix = part.policy.name();
+                let on = part.optional.then(|| {
+                    ParamSpec::bool("enabled", true)
+                        .about("use this part (false: the ablation without it)")
+                        .source("composition switch")
+                });
+                on.into_iter().chain(part.policy.params()).map(move |mut s| {
                     s.name = format!("{prefix}.{}", s.name);
                     s
                 })
@@ -219,9 +274,23 @@ impl Policy for Composed {
         params: &Params,
     ) -> Result<PolicyParts, String> {
         let mut built = Vec::with_capacity(self.parts.len());
-        for p in &self.parts {
-            built.push((p.name(), p.build(device, swap, &params.sub(p.name()))?));
+        let mut supplied = Seams::NONE;
+        for part in &self.parts {
+            let name = part.policy.name();
+            let sub = params.sub(name);
+            if part.optional && !sub.bool("enabled") {
+                continue;
+            }
+            let mut p = part.policy.build(device, swap, &sub)?;
+            let wanted = part.take.union(part.fallback.difference(supplied));
+            p.claims = p.claims.intersection(wanted);
+            supplied = supplied.union(p.claims);
+            built.push((name, p));
         }
-        compose(self.name, built)
+        let mut out = compose(self.name, built)?;
+        if !out.claims.contains(Seams::SWAP_BACKENDS) {
+            out.backends = crate::android::stock_backends(device, swap, crate::SwapDevices::Zram)?;
+        }
+        Ok(out)
     }
 }

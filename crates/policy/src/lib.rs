@@ -17,6 +17,8 @@
 //!   set kept, the rest of a background app paged out at the end of its transition.
 //! - [`regions`] (`regions`, ISMM'15 region-based allocation): region domains, special domains,
 //!   domain compaction, through the placement seam.
+//! - [`unified`] (`unified`): Ariadne + Fleet + MemSaver + regions composed with [`Composed`]; its
+//!   module doc says which part supplies which seam and why.
 //!
 //! **Parameters** ([`params`]): a policy declares its parameter table with [`Policy::params`]
 //! (name, type, default, range, unit, description, source of the default). A scenario's
@@ -33,9 +35,10 @@
 //! from other policies, their parameters namespaced `<part>.<key>`:
 //!
 //! ```ignore
-//! let unified = Composed { name: "unified", description: "…",
-//!     parts: vec![Box::new(Android { flash_swap: false }), Box::new(fleet::Fleet)] };
-//! // `[policy.unified]` then takes `fleet.D = 3`.
+//! let c = Composed { name: "mine", description: "…",
+//!     parts: vec![Part::all(Box::new(ariadne::Ariadne::default())),
+//!                 Part::taking(Box::new(fleet::Fleet::default()), Seams::RUNTIME).optional()] };
+//! // `[policy.mine]` then takes `fleet.D = 3` and `fleet.enabled = false`.
 //! ```
 
 pub mod android;
@@ -49,8 +52,9 @@ pub mod regions;
 pub mod shared;
 #[doc(hidden)]
 pub mod testing;
+pub mod unified;
 
-pub use compose::{compose, ChainedFramework, Composed, Seams};
+pub use compose::{compose, ChainedFramework, Composed, Part, Seams};
 pub use params::{ParamError, ParamKind, ParamSpec, ParamValue, Params};
 pub use shared::{Probe, Shared};
 
@@ -188,6 +192,7 @@ pub fn all() -> Vec<PolicyBox> {
         Box::new(ariadne::Ariadne::default()),
         Box::new(memsaver::MemSaver::default()),
         Box::new(regions::Regions),
+        Box::new(unified::unified()),
     ]
 }
 

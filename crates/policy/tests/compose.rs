@@ -17,7 +17,9 @@ use framework::sim::{AppView, LaunchKind, PolicyKernel};
 use framework::FrameworkHooks;
 use hotlaunch_policy::android::Android;
 use hotlaunch_policy::testing::Knobs;
-use hotlaunch_policy::{compose, resolve_params, Composed, ParamValue, Params, Policy, PolicyParts, Seams};
+use hotlaunch_policy::{
+    compose, resolve_params, Composed, ParamValue, Params, Part, Policy, PolicyParts, Seams,
+};
 use kernel::hooks::{FaultHook, KernelHooks, PlacementHook, ReclaimHook};
 use kernel::types::PageIdx;
 use kernel::Kernel;
@@ -253,7 +255,10 @@ fn a_composed_policy_namespaces_and_hands_down_parameters() {
     let c = Composed {
         name: "test-unified",
         description: "test",
-        parts: vec![Box::new(Android { flash_swap: false }), Box::new(Knobs)],
+        parts: vec![
+            Part::all(Box::new(Android { flash_swap: false })),
+            Part::all(Box::new(Knobs)),
+        ],
     };
     let names: Vec<String> = c.params().into_iter().map(|s| s.name).collect();
     assert_eq!(
@@ -280,7 +285,7 @@ fn a_composed_policy_namespaces_and_hands_down_parameters() {
     let alone = Composed {
         name: "test-alone",
         description: "test",
-        parts: vec![Box::new(Knobs)],
+        parts: vec![Part::all(Box::new(Knobs))],
     };
     let p = resolve_params(
         &alone,
@@ -328,4 +333,59 @@ fn shrinkers_of_every_claiming_part_are_registered_in_order() {
         s.shrink(&mut cx, &sc, 32, &mut Vec::new());
     }
     assert_eq!(*log.borrow(), vec!["a".to_string(), "c".to_string()]);
+}
+
+#[test]
+fn parts_give_only_the_seams_taken_and_fallbacks_yield_to_earlier_parts() {
+    let device = DeviceProfile::builtin("pixel3").unwrap();
+    // Both build stock swap devices; the second only as a fallback: no conflict, one zram.
+    let c = Composed {
+        name: "test-fallback",
+        description: "test",
+        parts: vec![
+            Part::all(Box::new(Android { flash_swap: false })),
+            Part::taking(Box::new(Knobs), Seams::NONE).or_else(Seams::SWAP_BACKENDS),
+        ],
+    };
+    let p = resolve_params(&c, &[]).unwrap();
+    let built = c.build(&device, Default::default(), &p).unwrap();
+    assert_eq!(built.claims, Seams::SWAP_BACKENDS);
+    assert_eq!(built.backends.len(), 1);
+    // The fallback supplies the seam when the earlier part does not (it is switched off), and a
+    // composition with no swap part at all still gets stock zram.
+    let c = Composed {
+        name: "test-optional",
+        description: "test",
+        parts: vec![
+            Part::all(Box::new(Android { flash_swap: true })).optional(),
+            Part::taking(Box::new(Knobs), Seams::NONE).or_else(Seams::SWAP_BACKENDS),
+        ],
+    };
+    let names: Vec<String> = c.params().into_iter().map(|s| s.name).collect();
+    assert_eq!(names[0], "android-swap.enabled");
+    let on = resolve_params(&c, &[]).unwrap();
+    assert_eq!(
+        c.build(&device, Default::default(), &on).unwrap().backends.len(),
+        2,
+        "zram + flash"
+    );
+    let off = resolve_params(&c, &[("android-swap.enabled".into(), ParamValue::Bool(false))]).unwrap();
+    let built = c.build(&device, Default::default(), &off).unwrap();
+    assert_eq!(
+        (built.claims, built.backends.len()),
+        (Seams::SWAP_BACKENDS, 1),
+        "Knobs' zram"
+    );
+    let none = Composed {
+        name: "test-none",
+        description: "test",
+        parts: vec![Part::taking(Box::new(Knobs), Seams::NONE)],
+    };
+    let p = resolve_params(&none, &[]).unwrap();
+    let built = none.build(&device, Default::default(), &p).unwrap();
+    assert_eq!(
+        (built.claims, built.backends.len()),
+        (Seams::NONE, 1),
+        "stock zram filled in"
+    );
 }
