@@ -1,7 +1,7 @@
 //! Baseline rows about what a device's Android and kernel release turn on (lmkd mode, cached-app
 //! compaction, all-in-DRAM runs, CPU speed).
 
-use super::super::{app_hot, find, run_scenario, status, Check, CheckList};
+use super::super::{app_hot, find, run_loaded_scenario, run_scenario, shrink, status, Check, CheckList};
 use framework::sim::SimOutput;
 
 pub(super) fn checks() -> CheckList {
@@ -49,7 +49,15 @@ fn ariadne_fig2(quick: bool) -> anyhow::Result<Check> {
 /// MemSaver Fig. 1 / §2.1: with every app in memory, hot launches on the OnePlus 9 Pro take about
 /// 100 ms (YouTube 120 ms).
 fn memsaver_fig1(quick: bool) -> anyhow::Result<Check> {
-    let runs = run_scenario("memsaver-fig1-hot", quick)?;
+    // The first round is cold launches: keep two rounds in the quick form.
+    let mut sc = workload::scenario::Scenario::builtin("memsaver-fig1-hot")?;
+    if quick {
+        shrink(&mut sc.workload);
+        if let workload::scenario::WorkloadSpec::RoundRobin { rounds, .. } = &mut sc.workload {
+            *rounds = 2;
+        }
+    }
+    let runs = run_loaded_scenario(sc)?;
     let out = find(&runs, "all-in-memory")?;
     let median = |app: &str| {
         app_hot(out, app)
