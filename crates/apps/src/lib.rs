@@ -104,6 +104,14 @@ pub struct JavaSection {
     /// Every churn round replaces the same objects (Marvin's artifact deletes and recreates fixed
     /// buckets) rather than random ones. Default false.
     pub churn_same: bool,
+    /// ART's heap growth multiplier in the foreground for this app (`-XX:ForegroundHeapGrowth
+    /// Multiplier`), overriding the device release's (3.0 on Android 8+ with CC). [1, 100].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub foreground_heap_growth_multiplier: Option<f64>,
+    /// ART's heap growth multiplier in the background for this app, overriding the device's
+    /// (1.0). [1, 100].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub background_heap_growth_multiplier: Option<f64>,
 }
 
 impl Default for JavaSection {
@@ -117,6 +125,8 @@ impl Default for JavaSection {
             churn_mb: 0.0,
             churn_period_s: 5.0,
             churn_same: false,
+            foreground_heap_growth_multiplier: None,
+            background_heap_growth_multiplier: None,
         }
     }
 }
@@ -521,6 +531,20 @@ impl AppProfile {
         v.range("java", "launch_alloc_mb", j.launch_alloc_mb, 0.0, true, 4096.0)?;
         v.range("java", "churn_mb", j.churn_mb, 0.0, true, 4096.0)?;
         v.range("java", "churn_period_s", j.churn_period_s, 0.0, false, 86400.0)?;
+        for (key, m) in [
+            (
+                "foreground_heap_growth_multiplier",
+                j.foreground_heap_growth_multiplier,
+            ),
+            (
+                "background_heap_growth_multiplier",
+                j.background_heap_growth_multiplier,
+            ),
+        ] {
+            if let Some(m) = m {
+                v.range("java", key, m, 1.0, true, 100.0)?;
+            }
+        }
         v.range("footprint", "java_heap_share", f.java_heap_share, 0.0, true, 1.0)?;
         v.range("footprint", "file_mb", f.file_mb, 0.0, true, 65536.0)?;
         let l = &self.launch;

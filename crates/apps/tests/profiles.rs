@@ -211,3 +211,21 @@ fn java_section_defaults_validation_and_hprof_paths() {
         assert!(AppProfile::builtin(n).unwrap().java.hprof_path().is_none(), "{n}");
     }
 }
+
+#[test]
+fn heap_growth_multipliers_are_at_least_one() {
+    let mut p = AppProfile::builtin("Twitter").unwrap();
+    p.java.foreground_heap_growth_multiplier = Some(2.0);
+    p.java.background_heap_growth_multiplier = Some(1.0);
+    p.validate().unwrap();
+    p.java.foreground_heap_growth_multiplier = Some(0.5);
+    let e = p.validate().unwrap_err().to_string();
+    assert!(
+        !e.contains('\n') && e.contains("java.foreground_heap_growth_multiplier"),
+        "{e}"
+    );
+    p.java.foreground_heap_growth_multiplier = None;
+    p.java.background_heap_growth_multiplier = Some(f64::NAN);
+    let e = p.validate().unwrap_err().to_string();
+    assert!(e.contains("java.background_heap_growth_multiplier"), "{e}");
+}

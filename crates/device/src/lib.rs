@@ -26,6 +26,7 @@
 //! them), `_ns`/`_us`/`_ms` times, `_mw` milliwatts, `_nj_per_kb` nanojoules per KiB.
 
 mod error;
+pub mod release;
 pub mod tomlerr;
 
 use std::path::Path;
@@ -33,6 +34,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 pub use error::DeviceError;
+pub use release::{LmkdMode, Release, StockFeatures};
 
 /// Bytes per page (4 KiB).
 pub const PAGE_SIZE: u64 = 4096;
@@ -63,24 +65,46 @@ pub struct DeviceProfile {
     pub android: AndroidProfile,
 }
 
-/// `[android]`: framework settings that depend on the Android release the device runs.
+/// `[android]`: the Android and kernel release the device runs, and explicit overrides of the
+/// stock features that release decides (see [`release`] and [`DeviceProfile::stock`]). Every key
+/// is optional; an explicit feature key wins over the release's default.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct AndroidProfile {
+    /// Android release, e.g. `"10"`, `"7.1"`, `"4.2"` (one of [`release::ANDROID_RELEASES`];
+    /// a patch level such as `"7.1.1"` is accepted and ignored). Absent: the current stack
+    /// (PSI lmkd, ART CC multipliers) with compaction and LOW_MEM off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub android_release: Option<String>,
+    /// Linux kernel release, e.g. `"4.9"`, `"3.18"` (one of [`release::KERNEL_RELEASES`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_release: Option<String>,
+    /// Low-memory killer: `"psi"` (userspace lmkd with PSI monitors), `"minfree"` (userspace
+    /// lmkd, `ro.lmk.use_minfree_levels`) or `"lowmemorykiller"` (the in-kernel driver).
+    /// Default: decided by the releases.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lmkd: Option<String>,
     /// ActivityManager's cached-app compaction (`CachedAppOptimizer`, `use_compaction`): when an
     /// app becomes cached, system_server pages its memory out with `process_madvise(PAGEOUT)`
-    /// ("full" compaction). Off by default (Android ≤ 12); on in Android 13+ (unverified exact
-    /// release), which is how zram fills on 12 GB phones without memory pressure (Ariadne §3:
-    /// "some vendors, such as Google, aggressively free up memory by proactively and
-    /// periodically compressing data").
-    #[serde(default)]
-    pub app_compaction: bool,
+    /// ("full" compaction). This is how zram fills on 12 GB phones without memory pressure
+    /// (Ariadne §3: "some vendors, such as Google, aggressively free up memory by proactively
+    /// and periodically compressing data"). Default: on for Android ≥ 13.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app_compaction: Option<bool>,
     /// lmkd's LOW_MEM kill (kill a cached app, adj ≥ `ro.lmk.lowmem_min_oom_score` = 701, when
     /// free memory is below the high watermark at a PSI event). Present in recent lmkd
-    /// (REFERENCE.md); absent from the Android 10–12 lmkd the older papers' phones ran, whose
-    /// last PSI rule is LOW_FILECACHE_AFTER_THRASHING. Off by default.
-    #[serde(default)]
-    pub lmkd_low_mem: bool,
+    /// (REFERENCE.md); absent from the Android 10–12 lmkd, whose last PSI rule is
+    /// LOW_FILECACHE_AFTER_THRASHING. Default: on for Android ≥ 13 (estimate).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lmkd_low_mem: Option<bool>,
+    /// ART's heap growth multiplier while an app is in the foreground (`-XX:ForegroundHeap
+    /// GrowthMultiplier`, `dalvik.vm.foreground-heap-growth-multiplier`); at least 1. Default:
+    /// 3.0 on Android ≥ 8 (2.0 + 1.0 extra with CC), 2.0 on Android 5–7, 1.0 before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub foreground_heap_growth_multiplier: Option<f64>,
+    /// ART's heap growth multiplier in the background; at least 1. Default 1.0 (ART).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub background_heap_growth_multiplier: Option<f64>,
 }
 
 /// `[memory]`: DRAM and the memory permanently taken from it.
@@ -103,6 +127,13 @@ pub struct MemoryProfile {
     /// processes. No default; may be 0. `kernel_reserve_mb + system_reserve_mb` must be less
     /// than `dram_mb`. Source: estimates.
     pub system_reserve_mb: u64,
+    /// MiB of `system_reserve_mb` that are file pages of the system processes (code and
+    /// resources of system_server, SystemUI, persistent apps, native daemons: `.oat`, `.art`,
+    /// `.so`, `.apk` mappings): clean, on the file LRU and reclaimable like any file page; the
+    /// rest stays unevictable. Default 0; at most `system_reserve_mb`. Source: estimates per
+    /// device.
+    #[serde(default)]
+    pub system_file_mb: u64,
 }
 
 /// `[kernel]`: Linux memory-management parameters.
@@ -255,7 +286,16 @@ impl std::fmt::Display for ZramCodec {
 const SCHEMA: &[(&str, &[&str])] = &[
     (
         "",
-        &["name", "description", "memory", "kernel", "cpu", "flash", "swap"],
+        &[
+            "name",
+            "description",
+            "memory",
+            "kernel",
+            "cpu",
+            "flash",
+            "swap",
+            "android",
+        ],
     ),
     (
         "memory",
@@ -264,6 +304,7 @@ const SCHEMA: &[(&str, &[&str])] = &[
             "dram_bandwidth_mb_s",
             "kernel_reserve_mb",
             "system_reserve_mb",
+            "system_file_mb",
         ],
     ),
     (
@@ -302,6 +343,18 @@ const SCHEMA: &[(&str, &[&str])] = &[
         ],
     ),
     ("swap", &["zram_disksize_mb", "zram_codec", "flash_swap_mb"]),
+    (
+        "android",
+        &[
+            "android_release",
+            "kernel_release",
+            "lmkd",
+            "app_compaction",
+            "lmkd_low_mem",
+            "foreground_heap_growth_multiplier",
+            "background_heap_growth_multiplier",
+        ],
+    ),
 ];
 
 /// The table a schema key belongs to (`""` = top level).
@@ -430,6 +483,16 @@ impl DeviceProfile {
                 format!("{} + {} = {reserved}", m.kernel_reserve_mb, m.system_reserve_mb),
             ));
         }
+
+        if m.system_file_mb > m.system_reserve_mb {
+            return Err(v.err(
+                "memory",
+                "system_file_mb",
+                &format!("at most memory.system_reserve_mb ({})", m.system_reserve_mb),
+                m.system_file_mb.to_string(),
+            ));
+        }
+        self.validate_android(&v)?;
 
         let managed_kb = self.managed_pages() * (PAGE_SIZE / 1024);
         if let Some(mfk) = k.min_free_kbytes {
@@ -596,6 +659,18 @@ impl DeviceProfile {
         self.memory.dram_mb.saturating_sub(self.memory.kernel_reserve_mb) * PAGES_PER_MB
     }
 
+    fn validate_android(&self, v: &Validator) -> Result<(), DeviceError> {
+        match self.android.problem() {
+            Some((key, expected, got)) => Err(v.err("android", key, &expected, got)),
+            None => Ok(()),
+        }
+    }
+
+    /// Pages of the system reserve that are reclaimable file pages (`memory.system_file_mb`).
+    pub fn system_file_pages(&self) -> u64 {
+        self.memory.system_file_mb * PAGES_PER_MB
+    }
+
     /// Pages held by the always-running Android system (`memory.system_reserve_mb`).
     pub fn system_reserve_pages(&self) -> u64 {
         self.memory.system_reserve_mb * PAGES_PER_MB
@@ -748,7 +823,12 @@ mod tests {
         let text = builtin_toml("pixel7").unwrap();
         for (section, keys) in SCHEMA {
             for key in *keys {
-                if section.is_empty() && ["memory", "kernel", "cpu", "flash", "swap"].contains(key) {
+                // The feature overrides are optional; pixel7 leaves them to its release.
+                if *section == "android" && !key.ends_with("_release") {
+                    continue;
+                }
+                if section.is_empty() && ["memory", "kernel", "cpu", "flash", "swap", "android"].contains(key)
+                {
                     assert!(text.contains(&format!("[{key}]")), "{key}");
                 } else {
                     assert!(

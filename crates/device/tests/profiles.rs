@@ -1,6 +1,6 @@
 //! Built-in profiles parse and validate; bad inputs give one-line errors naming file and key.
 
-use hotlaunch_device::{builtin_names, builtin_toml, DeviceError, DeviceProfile, ZramCodec};
+use hotlaunch_device::{builtin_names, builtin_toml, DeviceError, DeviceProfile, LmkdMode, ZramCodec};
 
 fn pixel3_text() -> &'static str {
     builtin_toml("pixel3").unwrap()
@@ -324,4 +324,53 @@ fn show_messages() {
             DeviceProfile::from_toml_str(&text, "pixel3.toml").unwrap_err()
         );
     }
+}
+
+#[test]
+fn releases_are_checked_and_decide_the_stock_features() {
+    let msg = expect_err(
+        &with_value("android_release", "\"10.5\""),
+        "android.android_release",
+    );
+    assert!(msg.contains("known release"), "{msg}");
+    assert!(msg.contains("line "), "{msg}");
+    expect_err(
+        &with_value("kernel_release", "\"4.20\""),
+        "android.kernel_release",
+    );
+    let text = format!("{}\nlmkd = \"vmpressure\"\n", pixel3_text());
+    expect_err(&text, "android.lmkd");
+    let text = format!("{}\nforeground_heap_growth_multiplier = 0.5\n", pixel3_text());
+    let msg = expect_err(&text, "android.foreground_heap_growth_multiplier");
+    assert!(msg.contains("from 1 to 100"), "{msg}");
+    expect_err(&with_value("system_file_mb", "5000"), "memory.system_file_mb");
+
+    let stock = |name: &str| DeviceProfile::builtin(name).unwrap().stock();
+    // Fleet's Pixel 3 (Android 10, 4.9 with the PSI backport): PSI lmkd, no compaction.
+    let p3 = stock("pixel3");
+    assert_eq!(p3.lmkd, LmkdMode::Psi);
+    assert!(!p3.app_compaction && !p3.lmkd_low_mem);
+    assert_eq!(p3.foreground_heap_growth_multiplier, 3.0);
+    // Marvin's Pixel XL (7.1 / 3.18) and ISMM'15's Nexus 10 (4.2 / 3.4): the kernel driver.
+    let xl = stock("pixelxl");
+    assert_eq!(xl.lmkd, LmkdMode::InKernel);
+    assert_eq!(xl.foreground_heap_growth_multiplier, 2.0);
+    // 64-bit: the cached slots are 147456 × 3/2 and 184320 × 7/4 KiB.
+    assert_eq!(xl.minfree[4], (900, 147456 * 3 / 2 / 4));
+    assert_eq!(xl.minfree[5], (950, 184320 * 7 / 4 / 4));
+    let n10 = stock("nexus10");
+    assert_eq!(n10.lmkd, LmkdMode::InKernel);
+    assert_eq!(n10.foreground_heap_growth_multiplier, 1.0);
+    assert_eq!(n10.minfree[5], (950, 122880 / 4));
+    // Ariadne's Pixel 7 (14 / 5.10): compaction and LOW_MEM; MemSaver's OnePlus (11): neither.
+    let p7 = stock("pixel7");
+    assert!(p7.app_compaction && p7.lmkd_low_mem && p7.lmkd == LmkdMode::Psi);
+    let op = stock("oneplus9pro");
+    assert!(!op.app_compaction && !op.lmkd_low_mem && op.lmkd == LmkdMode::Psi);
+    // An explicit key overrides the release.
+    let mut d = DeviceProfile::builtin("pixelxl").unwrap();
+    d.android.lmkd = Some("psi".into());
+    d.android.background_heap_growth_multiplier = Some(1.5);
+    assert_eq!(d.stock().lmkd, LmkdMode::Psi);
+    assert_eq!(d.stock().background_heap_growth_multiplier, 1.5);
 }

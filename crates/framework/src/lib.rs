@@ -23,7 +23,9 @@
 //! pages where those objects currently are. Native and file pages stay page-level.
 //!
 //! Simplified: the always-running system (system_server, SurfaceFlinger, persistent services) is
-//! one process holding the device's `memory.system_reserve_mb`, resident and unevictable; the
+//! one process holding the device's `memory.system_reserve_mb`: its `memory.system_file_mb` of
+//! file pages (code, resources) are touched at boot and then reclaimable like any file page
+//! (never touched again: a simplification), the rest is resident and unevictable; the
 //! launcher is not modelled; a GC runs atomically at its start time (the GC thread's work does not
 //! delay the main thread except through its flip pause, or the whole GC when it blocks an
 //! allocation).
@@ -33,6 +35,7 @@
 
 pub mod adj;
 pub mod lmkd;
+pub mod lowmemorykiller;
 pub mod sim;
 
 pub use sim::{

@@ -13,6 +13,8 @@
 //!   killing or with swap low) for 1 s.
 //! - **minfree** (the legacy `mp_event_common` table): kill from the first slot whose minfree both
 //!   free memory and file cache are below, with that slot's adj as the minimum.
+//! - **lowmemorykiller**: no userspace killing; the in-kernel driver of kernels without PSI
+//!   ([`crate::lowmemorykiller`]) kills at reclaim time from the same minfree/adj table.
 //!
 //! Victim (`find_and_kill_process`): scan adj from 1000 down to the minimum; within a level the
 //! oldest-inserted process, or the largest RSS when `kill_heaviest_task` or at adj ≤ 200.
@@ -23,6 +25,8 @@
 //! decision waits `kill_timeout_ms`.
 
 use crate::adj::*;
+use crate::lowmemorykiller::LowMemoryKiller;
+pub use device::LmkdMode;
 use engine::{Nanos, NS_PER_MS, NS_PER_SEC};
 use serde::Serialize;
 use std::collections::VecDeque;
@@ -40,6 +44,8 @@ pub enum KillReason {
     LowMem,
     /// Legacy minfree table.
     Minfree,
+    /// The in-kernel lowmemorykiller driver (kernels without PSI).
+    LowMemoryKiller,
     /// The kernel's OOM killer (lmkd was too late).
     KernelOom,
     /// ActivityManager's cached-process limit (`max_cached_processes`).
@@ -63,6 +69,7 @@ impl KillReason {
             KillReason::LowFilecacheAfterThrashing => "low_filecache_after_thrashing",
             KillReason::LowMem => "low_mem",
             KillReason::Minfree => "minfree",
+            KillReason::LowMemoryKiller => "lowmemorykiller",
             KillReason::KernelOom => "kernel_oom",
             KillReason::CachedLimit => "cached_limit",
             KillReason::User => "user",
@@ -74,7 +81,8 @@ impl KillReason {
 /// Strategy and tunables (`ro.lmk.*` properties).
 #[derive(Debug, Clone, Serialize)]
 pub struct LmkdConfig {
-    pub use_psi: bool,
+    /// PSI lmkd, minfree lmkd or the in-kernel driver (device release, `android.lmkd`).
+    pub mode: LmkdMode,
     /// ro.lmk.psi_partial_stall_ms (70; 200 on low-RAM devices).
     pub psi_partial_stall_ms: u64,
     /// ro.lmk.psi_complete_stall_ms (700).
@@ -109,7 +117,7 @@ impl LmkdConfig {
         let kb = [73728u64, 92160, 110592, 129024, 147456 * 3 / 2, 184320 * 7 / 4];
         let adj = [0i16, 100, 200, 250, 900, 950];
         LmkdConfig {
-            use_psi: true,
+            mode: LmkdMode::Psi,
             psi_partial_stall_ms: if low_ram { 200 } else { 70 },
             psi_complete_stall_ms: 700,
             thrashing_limit_pct: if low_ram { 30 } else { 100 },
@@ -191,6 +199,10 @@ pub struct Lmkd {
     check_filecache: bool,
     pub polls: u64,
     pub events: u64,
+    /// The in-kernel driver, in `LmkdMode::InKernel`.
+    in_kernel: Option<LowMemoryKiller>,
+    /// Whether the in-kernel driver saw reclaim at its last check (it is then checked often).
+    reclaiming: bool,
 }
 
 /// Length of the PSI trigger window (PSI_WINDOW_SIZE_MS).
@@ -202,7 +214,10 @@ const THRASHING_RESET_INTERVAL: Nanos = NS_PER_SEC;
 impl Lmkd {
     pub fn new(cfg: LmkdConfig) -> Self {
         let limit = cfg.thrashing_limit_pct;
+        let in_kernel = (cfg.mode == LmkdMode::InKernel).then(|| LowMemoryKiller::new(cfg.minfree.clone()));
         Lmkd {
+            in_kernel,
+            reclaiming: false,
             cfg,
             // PSI totals are zero at boot.
             samples: VecDeque::from([(0, 0, 0)]),
@@ -226,7 +241,7 @@ impl Lmkd {
 
     /// The period at which the simulation should call [`Lmkd::poll`] now.
     pub fn poll_period(&self, swap_low: bool) -> Nanos {
-        if self.killing || swap_low {
+        if self.killing || swap_low || self.reclaiming {
             10 * NS_PER_MS
         } else {
             100 * NS_PER_MS
@@ -267,7 +282,17 @@ impl Lmkd {
         while self.samples.front().is_some_and(|s| s.0 + 10 * NS_PER_SEC < now) {
             self.samples.pop_front();
         }
-        if !self.cfg.use_psi {
+        if let Some(lmk) = &mut self.in_kernel {
+            let before = lmk.scans;
+            let kill = lmk.scan(snap, candidates);
+            self.reclaiming = lmk.scans > before;
+            self.polls += 1;
+            if kill.is_some() {
+                self.last_kill = Some(now);
+            }
+            return kill;
+        }
+        if self.cfg.mode == LmkdMode::Minfree {
             return self.poll_minfree(now, snap, candidates);
         }
         // PSI monitors: at most one event per window per level.
@@ -585,7 +610,7 @@ mod tests {
     #[test]
     fn minfree_table_kills_from_the_matching_slot() {
         let mut cfg = LmkdConfig::aosp(false);
-        cfg.use_psi = false;
+        cfg.mode = LmkdMode::Minfree;
         let mut l = Lmkd::new(cfg);
         let mut s = snap();
         // 30k pages (120 MB) above high: the first slot whose minfree exceeds it is adj 250 (126 MB).

@@ -79,12 +79,32 @@ impl RunSpec {
     }
 }
 
-/// Framework settings for `device` (its Android release's features).
+impl RunSpec {
+    /// The spec one planned run uses: this one, or for an `all_in_dram` variant a copy without
+    /// cached-app compaction (its swap devices are already none).
+    pub fn for_plan(&self, plan: &RunPlan) -> std::borrow::Cow<'_, RunSpec> {
+        if plan.all_in_dram && self.sim.app_compaction {
+            let mut s = self.clone();
+            s.sim.app_compaction = false;
+            std::borrow::Cow::Owned(s)
+        } else {
+            std::borrow::Cow::Borrowed(self)
+        }
+    }
+}
+
+/// Framework settings for `device` (its Android and kernel release's features).
 pub fn sim_config(device: &DeviceProfile, seed: u64) -> SimConfig {
-    let mut cfg = SimConfig::defaults(seed);
-    cfg.app_compaction = device.android.app_compaction;
-    cfg.lmkd.low_mem_kill = device.android.lmkd_low_mem;
-    cfg
+    SimConfig::for_device(device, seed)
+}
+
+/// `cpu.speed_factor` of the Pixel 3, the device app profiles' launch times are measured for
+/// (crates/apps/README.md).
+pub const LAUNCH_REFERENCE_SPEED_FACTOR: f64 = 2.5;
+
+/// App launch work of a profile (`ms` on the Pixel 3) on `device`: × `speed_factor / 2.5`.
+pub fn launch_work_ns(ms: f64, device: &DeviceProfile) -> Nanos {
+    (ms * device.cpu.speed_factor / LAUNCH_REFERENCE_SPEED_FACTOR * NS_PER_MS as f64) as Nanos
 }
 
 /// The access model of one app, seen through the framework's trait.
@@ -126,8 +146,8 @@ fn app_models(spec: &RunSpec, contents: &mut ContentStore) -> anyhow::Result<Vec
                 file_pages: layout.file_pages,
                 start_anon_fraction: (p.anon_pages_start() as f64 / steady as f64).min(1.0),
                 growth: (p.footprint.growth_seconds * NS_PER_SEC as f64) as Nanos,
-                cold_init: (p.launch.cold_launch_ms * NS_PER_MS as f64) as Nanos,
-                hot_resume: (p.launch.hot_launch_ms * NS_PER_MS as f64) as Nanos,
+                cold_init: launch_work_ns(p.launch.cold_launch_ms, &spec.device),
+                hot_resume: launch_work_ns(p.launch.hot_launch_ms, &spec.device),
                 threads: p.threads,
                 content_base: range.start,
                 content_len: range.end - range.start,
@@ -157,6 +177,14 @@ pub fn java_model(
     if j.large_heap {
         config = config.large_heap();
     }
+    // Growth multipliers: the app's `[java]` keys, else the device release's (ART defaults).
+    let stock = device.stock();
+    config.foreground_multiplier = j
+        .foreground_heap_growth_multiplier
+        .unwrap_or(stock.foreground_heap_growth_multiplier);
+    config.background_multiplier = j
+        .background_heap_growth_multiplier
+        .unwrap_or(stock.background_heap_growth_multiplier);
     let too_big = |total: u64| {
         anyhow::anyhow!(
             "app {}: its Java heap ({:.0} MiB) exceeds the growth limit ({} MiB); set java.large_heap = true \
@@ -488,7 +516,7 @@ pub fn simulate_on(
     // turns it into the report's result before handing it back.
     let results = par_map(runs.len(), threads, |i| {
         let r = &runs[i];
-        let out = run_policy(spec, r.policy.as_ref(), &r.params, r.swap, |d, t| {
+        let out = run_policy(&spec.for_plan(r), r.policy.as_ref(), &r.params, r.swap, |d, t| {
             (*progress.lock().unwrap_or_else(|e| e.into_inner()))(i, d, t)
         })
         .with_context(|| format!("run {}", r.label))?;
@@ -523,4 +551,33 @@ pub fn params_json(p: &Params) -> BTreeMap<String, serde_json::Value> {
             (k.to_string(), j)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn launch_work_scales_with_the_device_cpu() {
+        // Profiles give Pixel 3 times (speed factor 2.5): the OnePlus 9 Pro (2.0) is 20% faster,
+        // the Pixel XL (3.5) 40% slower.
+        let d = |n: &str| DeviceProfile::builtin(n).unwrap();
+        assert_eq!(launch_work_ns(100.0, &d("pixel3")), 100 * NS_PER_MS);
+        assert_eq!(launch_work_ns(125.0, &d("oneplus9pro")), 100 * NS_PER_MS);
+        assert_eq!(launch_work_ns(100.0, &d("pixelxl")), 140 * NS_PER_MS);
+    }
+
+    #[test]
+    fn java_heap_takes_the_release_multiplier_unless_the_app_sets_one() {
+        let mut p = AppProfile::builtin("Twitter").unwrap();
+        let m = |p: &AppProfile, dev: &str| {
+            let j = java_model(p, 4096, &DeviceProfile::builtin(dev).unwrap(), 1).unwrap();
+            (j.config.foreground_multiplier, j.config.background_multiplier)
+        };
+        assert_eq!(m(&p, "pixel3"), (3.0, 1.0));
+        assert_eq!(m(&p, "pixelxl"), (2.0, 1.0));
+        p.java.foreground_heap_growth_multiplier = Some(1.5);
+        p.java.background_heap_growth_multiplier = Some(1.1);
+        assert_eq!(m(&p, "pixel3"), (1.5, 1.1));
+    }
 }

@@ -19,6 +19,9 @@ pub struct RunPlan {
     pub policy: policy::PolicyBox,
     pub params: Params,
     pub swap: SwapOverrides,
+    /// The variant's `all_in_dram`: no swap (already in `swap`) and no cached-app compaction
+    /// (applied by [`crate::RunSpec::for_plan`]).
+    pub all_in_dram: bool,
 }
 
 /// Finds a policy by name (the built-in list, or more in tests).
@@ -69,7 +72,11 @@ pub fn plan_runs_with(
             .enumerate()
             .map(|(i, v)| {
                 let swap = SwapOverrides {
-                    devices: v.swap.or(r.swap).map(swap_devices),
+                    devices: if v.all_in_dram {
+                        Some(SwapDevices::None)
+                    } else {
+                        v.swap.or(r.swap).map(swap_devices)
+                    },
                     zram_mb: v.zram_mb.or(r.zram_mb),
                     flash_mb: r.flash_mb,
                 };
@@ -128,6 +135,7 @@ pub fn plan_runs_with(
                 policy,
                 params,
                 swap,
+                all_in_dram: variant.is_some_and(|i| r.variants[i].all_in_dram),
             })
         })
         .collect()

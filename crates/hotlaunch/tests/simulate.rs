@@ -110,7 +110,7 @@ fn default_day_reaches_pressure_and_loses_nothing() {
 #[test]
 fn baseline_checks_run_quickly_in_smoke_mode() {
     let checks = hotlaunch::reproduce::run_group("baseline", true, |_| {}).unwrap();
-    assert_eq!(checks.len(), 6);
+    assert_eq!(checks.len(), 7);
     for c in &checks {
         assert!(c.status == "PASS" || c.status == "GAP", "{c:?}");
         assert!(!c.simulated.is_empty());

@@ -12,6 +12,10 @@ const BUILTINS: &[(&str, &str)] = &[
         include_str!("../scenarios/memsaver-fig9-youtube.toml"),
     ),
     (
+        "memsaver-fig1-hot",
+        include_str!("../scenarios/memsaver-fig1-hot.toml"),
+    ),
+    (
         "memsaver-system",
         include_str!("../scenarios/memsaver-system.toml"),
     ),

@@ -133,6 +133,10 @@ pub struct Variant {
     pub swap: Option<SwapMode>,
     /// zram disk size in MiB (else the scenario's / the device's).
     pub zram_mb: Option<u64>,
+    /// `all_in_dram = true`: everything stays in memory (the papers' "DRAM" runs, e.g. Ariadne
+    /// Fig. 2): no swap device and no cached-app compaction, whatever the device's release.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub all_in_dram: bool,
     /// `[variants.params.<policy>]`: parameter values for this variant's runs (override the
     /// scenario's `[policy.<policy>]` key by key).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -235,6 +239,10 @@ pub struct Scenario {
     /// `[io_buffers]`: I/O-buffer demand of foreground apps (None: no I/O buffers).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub io_buffers: Option<IoBufferSpec>,
+    /// `[android]`: overrides of the device's `[android]` keys (release, lmkd mode, compaction,
+    /// heap growth multipliers) for every run of the scenario.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub android: Option<device::AndroidProfile>,
     /// File name or path the scenario came from (for errors).
     pub origin: String,
     /// Directory relative paths are resolved against (None for built-ins).
@@ -320,6 +328,7 @@ struct RawScenario {
     apps: RawApps,
     workload: RawWorkload,
     io_buffers: Option<RawIoBuffers>,
+    android: Option<device::AndroidProfile>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -352,6 +361,8 @@ struct RawVariant {
     policy: Option<String>,
     swap: Option<String>,
     zram_mb: Option<u64>,
+    #[serde(default)]
+    all_in_dram: bool,
     #[serde(default)]
     params: toml::Table,
 }
@@ -530,6 +541,15 @@ impl Scenario {
                 return Err(c.invalid(&sec, "name", "distinct variant names", &v.name));
             }
             let swap = v.swap.as_deref().map(|s| c.swap(&sec, s)).transpose()?;
+            if v.all_in_dram && swap.is_some_and(|m| m != SwapMode::None) {
+                let got = swap.map_or("", |m| m.as_str());
+                return Err(c.invalid(
+                    &sec,
+                    "swap",
+                    "\"none\" or no swap key with all_in_dram = true",
+                    got,
+                ));
+            }
             if let Some(z) = v.zram_mb {
                 c.count(&sec, "zram_mb", z, 1, 1 << 20)?;
             }
@@ -539,6 +559,7 @@ impl Scenario {
                 policy: v.policy.clone(),
                 swap,
                 zram_mb: v.zram_mb,
+                all_in_dram: v.all_in_dram,
                 params,
             });
         }
@@ -554,6 +575,9 @@ impl Scenario {
             return Err(c.invalid("apps", "names", "non-empty app names or paths", &format!("{n:?}")));
         }
         let policy_params = policy_tables::parse(origin, text, "policy", &raw.policy)?;
+        if let Some((key, expected, got)) = raw.android.as_ref().and_then(|a| a.problem()) {
+            return Err(c.invalid("android", key, &expected, &got));
+        }
         let workload = parse_workload(&c, raw.workload, raw.apps.names.len())?;
         let io_buffers = match &raw.io_buffers {
             None => None,
@@ -577,6 +601,7 @@ impl Scenario {
             apps: raw.apps.names,
             workload,
             io_buffers,
+            android: raw.android,
             origin: origin.to_string(),
             base_dir: None,
             text: text.to_string(),
@@ -657,6 +682,10 @@ impl Scenario {
             line: tomlerr::find_key_line(&self.text, "", "device"),
             source: Box::new(source),
         })?;
+        let mut device = device;
+        if let Some(a) = &self.android {
+            device.android.merge(a);
+        }
         let mut apps: Vec<AppProfile> = Vec::with_capacity(self.apps.len());
         for (i, n) in self.apps.iter().enumerate() {
             let r = if apps::builtin_toml(n).is_some() {

@@ -320,3 +320,28 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn android_overrides_and_all_in_dram_variants() {
+    // A scenario's [android] table overrides the device's release-decided features.
+    let text =
+        format!("{BASE}\n[android]\nlmkd = \"lowmemorykiller\"\nforeground_heap_growth_multiplier = 2.0\n");
+    let r = resolve_text(&text).unwrap();
+    assert_eq!(r.device.stock().lmkd, device::LmkdMode::InKernel);
+    assert_eq!(r.device.stock().foreground_heap_growth_multiplier, 2.0);
+    let e = err(&format!(
+        "{BASE}\n[android]\nforeground_heap_growth_multiplier = 0.9\n"
+    ));
+    assert!(
+        e.contains("android.foreground_heap_growth_multiplier") && e.contains("line "),
+        "{e}"
+    );
+    let e = err(&format!("{BASE}\n[android]\nandroid_release = \"Q\"\n"));
+    assert!(e.contains("android.android_release"), "{e}");
+    // all_in_dram: no swap key, or "none".
+    let v = "\n[[variants]]\nname = \"dram\"\nall_in_dram = true\n";
+    let r = resolve_text(&format!("{BASE}{v}")).unwrap();
+    assert!(r.variants[0].all_in_dram);
+    let e = err(&format!("{BASE}{v}swap = \"zram\"\n"));
+    assert!(e.contains("variants[0].swap"), "{e}");
+}

@@ -224,6 +224,7 @@ impl Simulation {
         if rss * 4 < 12_000 {
             return;
         }
+        self.app_compactions += 1;
         for &(first, pages) in v
             .java_ranges
             .iter()

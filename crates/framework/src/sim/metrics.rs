@@ -146,6 +146,8 @@ pub struct SimOutput {
     pub alive_peak: u32,
     /// Cached apps just before the first kill that was not the user's (`None`: no such kill).
     pub cached_at_first_kill: Option<u32>,
+    /// Cached-app compactions (CachedAppOptimizer full compactions) performed.
+    pub app_compactions: u64,
     pub energy_j: f64,
     /// Every collection of the run, in the order they ran.
     pub gcs: Vec<GcRecord>,

@@ -72,7 +72,10 @@ pub struct AppModel {
     /// foreground over `growth`).
     pub start_anon_fraction: f64,
     pub growth: Nanos,
+    /// App initialisation work of a cold launch on the device (the profile's value scaled by
+    /// the device's CPU speed).
     pub cold_init: Nanos,
+    /// Resume work of a hot launch on the device (scaled likewise).
     pub hot_resume: Nanos,
     pub threads: u32,
     /// Content pool of the app's pages.
@@ -148,6 +151,23 @@ pub struct SimConfig {
 }
 
 impl SimConfig {
+    /// [`SimConfig::defaults`] with the stock features of `device`'s Android and kernel release
+    /// (lmkd mode and rules, cached-app compaction; `DeviceProfile::stock`).
+    pub fn for_device(device: &DeviceProfile, seed: u64) -> Self {
+        let mut cfg = Self::defaults(seed);
+        cfg.apply_release(device);
+        cfg
+    }
+
+    /// Set the release-decided fields from `device` (after its `[android]` section changed).
+    pub fn apply_release(&mut self, device: &DeviceProfile) {
+        let stock = device.stock();
+        self.app_compaction = stock.app_compaction;
+        self.lmkd.low_mem_kill = stock.lmkd_low_mem;
+        self.lmkd.mode = stock.lmkd;
+        self.lmkd.minfree = stock.minfree.to_vec();
+    }
+
     pub fn defaults(seed: u64) -> Self {
         SimConfig {
             lmkd: LmkdConfig::aosp(false),
@@ -288,6 +308,7 @@ pub struct Simulation {
     cached_peak: u32,
     alive_peak: u32,
     cached_at_first_kill: Option<u32>,
+    app_compactions: u64,
     gcs: Vec<GcRecord>,
     end: Nanos,
     io: io::IoState,
@@ -323,8 +344,10 @@ impl Simulation {
                 }
             }
         }
-        // system_server & co: unkillable, resident (they are touched regularly).
+        // system_server & co: unkillable; their anonymous memory is resident (touched
+        // regularly), their mapped code and resources (`memory.system_file_mb`) are file pages.
         let sys_pages = device.system_reserve_pages() as u32;
+        let sys_file = (device.system_file_pages() as u32).min(sys_pages);
         if sys_pages > 0 {
             let pid = k.spawn("system_server", SYSTEM_ADJ, 128);
             k.set_proc_class(pid, ProcClass::Persistent);
@@ -333,13 +356,24 @@ impl Simulation {
                 len: 64,
                 seed: 0x5157,
             };
-            let first = k
-                .mmap(pid, sys_pages, PageKind::NativeAnon, false, src)
-                .map_err(|e| e.to_string())?;
-            k.access_range(0, Actor::AppMain(pid), first, sys_pages, true)
-                .map_err(|e| e.to_string())?;
-            // The system's memory is hot: it is not a reclaim candidate (like mlocked/active use).
-            k.madvise(0, Actor::AppMain(pid), first, sys_pages, Advice::Mlock);
+            let anon = sys_pages - sys_file;
+            if anon > 0 {
+                let first = k
+                    .mmap(pid, anon, PageKind::NativeAnon, false, src)
+                    .map_err(|e| e.to_string())?;
+                k.access_range(0, Actor::AppMain(pid), first, anon, true)
+                    .map_err(|e| e.to_string())?;
+                // The system's heaps are hot: not a reclaim candidate (like mlocked/active use).
+                k.madvise(0, Actor::AppMain(pid), first, anon, Advice::Mlock);
+            }
+            if sys_file > 0 {
+                // Read in at boot; afterwards ordinary clean file pages on the LRU.
+                let first = k
+                    .mmap(pid, sys_file, PageKind::File, true, src)
+                    .map_err(|e| e.to_string())?;
+                k.access_range(0, Actor::AppMain(pid), first, sys_file, false)
+                    .map_err(|e| e.to_string())?;
+            }
         }
         let streams = RngStreams::new(cfg.seed);
         let rt = apps
@@ -404,6 +438,7 @@ impl Simulation {
             cached_peak: 0,
             alive_peak: 0,
             cached_at_first_kill: None,
+            app_compactions: 0,
             io: io::IoState::default(),
             gcs: Vec::new(),
             end,
@@ -511,6 +546,7 @@ impl Simulation {
             cached_peak: self.cached_peak,
             alive_peak: self.alive_peak,
             cached_at_first_kill: self.cached_at_first_kill,
+            app_compactions: self.app_compactions,
             energy_j,
             gcs: self.gcs,
             kernel: self.k,

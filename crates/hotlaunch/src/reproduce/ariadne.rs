@@ -114,8 +114,14 @@ fn runs(name: &str, quick: bool) -> anyhow::Result<Rc<Vec<Run>>> {
             });
             s
         });
-        let o = run_policy(&spec, p.policy.as_ref(), &p.params, p.swap, |_, _| {})
-            .with_context(|| format!("scenario {name}, run {}", p.label))?;
+        let o = run_policy(
+            &spec.for_plan(&p),
+            p.policy.as_ref(),
+            &p.params,
+            p.swap,
+            |_, _| {},
+        )
+        .with_context(|| format!("scenario {name}, run {}", p.label))?;
         if std::env::var_os("HOTLAUNCH_DEBUG").is_some() {
             eprintln!(
                 "{name}/{}: {:?}",

@@ -108,7 +108,7 @@ fn run(name: &str, quick: bool) -> anyhow::Result<Vec<Run>> {
         let probe = (p.policy.name() == "fleet").then(|| Shared::new(State::default()));
         let out = match &probe {
             Some(s) => run_policy(
-                &spec,
+                &spec.for_plan(&p),
                 &Fleet {
                     probe: Some(s.clone()),
                 },
@@ -116,7 +116,13 @@ fn run(name: &str, quick: bool) -> anyhow::Result<Vec<Run>> {
                 p.swap,
                 |_, _| {},
             ),
-            None => run_policy(&spec, p.policy.as_ref(), &p.params, p.swap, |_, _| {}),
+            None => run_policy(
+                &spec.for_plan(&p),
+                p.policy.as_ref(),
+                &p.params,
+                p.swap,
+                |_, _| {},
+            ),
         }
         .with_context(|| format!("scenario {name}, run {}", p.label))?;
         let stats = probe.map(|s| s.with(|s| s.stats.clone()));

@@ -4,8 +4,8 @@
 //! RSS before and after each swap moment, the kind of each swap moment, and each hot launch's
 //! latency, so rows compare launches at the same simulated time across variants (the script's
 //! actions are at fixed times; the `ideal` variant pages nothing out). The paper ran Android 11,
-//! which has no cached-app compaction: these runs turn the device's `android.app_compaction` off
-//! (the OnePlus 9 Pro profile assumes Android 13+; issue 12 is to provide Android 11 settings).
+//! which has no cached-app compaction: the OnePlus 9 Pro profile's `android_release = "11"` turns
+//! it off, and these runs keep it off even if a profile override turns it on.
 
 use super::{shrink, status, Check, CheckList};
 use crate::{plan_runs, run_policy, RunSpec};
@@ -70,12 +70,13 @@ fn runs(name: &str, quick: bool) -> anyhow::Result<Runs> {
             record_sets: true,
             ..Stats::default()
         });
+        let run_spec = spec.for_plan(&p);
         let pol: Box<dyn Policy> = if p.policy.name() == "memsaver" {
             Box::new(MemSaver::with_probe(probe.clone()))
         } else {
             p.policy
         };
-        let out = run_policy(&spec, pol.as_ref(), &p.params, p.swap, |_, _| {})
+        let out = run_policy(&run_spec, pol.as_ref(), &p.params, p.swap, |_, _| {})
             .with_context(|| format!("scenario {name}, run {}", p.label))?;
         let stats = probe.with(std::mem::take);
         v.push(Run {

@@ -73,7 +73,7 @@ pub(crate) fn run_loaded_scenario(
     plans
         .iter()
         .map(|p| {
-            let out = run_policy(&spec, p.policy.as_ref(), &p.params, p.swap, |_, _| {})
+            let out = run_policy(&spec.for_plan(p), p.policy.as_ref(), &p.params, p.swap, |_, _| {})
                 .with_context(|| format!("scenario {name}, run {}", p.label))?;
             Ok((p.label.clone(), out))
         })
@@ -99,7 +99,7 @@ pub(crate) fn run_scenario_with(
     let spec = RunSpec::from_scenario(&r);
     for p in &plan_runs(&r, &[])? {
         let run = |pol: &dyn policy::Policy| {
-            run_policy(&spec, pol, &p.params, p.swap, |_, _| {})
+            run_policy(&spec.for_plan(p), pol, &p.params, p.swap, |_, _| {})
                 .with_context(|| format!("scenario {name}, run {}", p.label))
         };
         each(&p.label, p.policy.as_ref(), &run)?;
