@@ -200,8 +200,10 @@ pub struct Part {
     /// Seams taken from this part only when no earlier part supplied them (e.g. the stock swap
     /// devices every technique builds, or a reclaim hook that yields to an earlier part's).
     pub fallback: Seams,
-    /// Whether the part can be switched off with its boolean parameter `<part>.enabled` (ablations).
+    /// Whether the part can be switched with its boolean parameter `<part>.enabled` (ablations).
     pub optional: bool,
+    /// The switch's default (an optional part may be off unless asked for).
+    pub enabled_by_default: bool,
 }
 
 impl Part {
@@ -216,6 +218,7 @@ impl Part {
             take,
             fallback: Seams::NONE,
             optional: false,
+            enabled_by_default: true,
         }
     }
     /// Also `fallback`, when no earlier part supplied those seams.
@@ -226,6 +229,12 @@ impl Part {
     /// Can be switched off with `<part>.enabled = false`.
     pub fn optional(mut self) -> Self {
         self.optional = true;
+        self
+    }
+    /// Off unless `<part>.enabled = true`.
+    pub fn off_by_default(mut self) -> Self {
+        self.optional = true;
+        self.enabled_by_default = false;
         self
     }
 }
@@ -255,7 +264,7 @@ impl Policy for Composed {
             .flat_map(|part| {
                 let prefix = part.policy.name();
                 let on = part.optional.then(|| {
-                    ParamSpec::bool("enabled", true)
+                    ParamSpec::bool("enabled", part.enabled_by_default)
                         .about("use this part (false: the ablation without it)")
                         .source("composition switch")
                 });

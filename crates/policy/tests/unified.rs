@@ -1,15 +1,23 @@
-//! `unified`: each seam comes from the part its module doc names, every part can be switched off,
-//! and switching Ariadne off hands reclaim and the swap devices to the fallbacks.
+//! `unified`: each seam comes from the part its module doc names, every part can be switched on or
+//! off, and with Ariadne off reclaim and the swap devices come from the fallbacks.
 
 use device::DeviceProfile;
 use hotlaunch_policy::{resolve_params, ParamValue, Policy, Seams};
 
 fn claims(off: &[&str]) -> (Seams, usize) {
+    claims_with(off, &[])
+}
+
+fn claims_with(off: &[&str], on: &[&str]) -> (Seams, usize) {
     let device = DeviceProfile::builtin("pixel3").unwrap();
     let u = hotlaunch_policy::unified::unified();
     let overrides: Vec<(String, ParamValue)> = off
         .iter()
         .map(|p| (format!("{p}.enabled"), ParamValue::Bool(false)))
+        .chain(
+            on.iter()
+                .map(|p| (format!("{p}.enabled"), ParamValue::Bool(true))),
+        )
         .collect();
     let p = resolve_params(&u, &overrides).unwrap();
     let built = u.build(&device, Default::default(), &p).unwrap();
@@ -18,15 +26,12 @@ fn claims(off: &[&str]) -> (Seams, usize) {
 
 #[test]
 fn every_part_supplies_its_seams() {
-    let (c, backends) = claims(&[]);
-    let want = Seams::SWAP_BACKENDS
-        | Seams::RECLAIM
-        | Seams::FAULT
-        | Seams::PLACEMENT
-        | Seams::FRAMEWORK
-        | Seams::RUNTIME;
-    assert_eq!(c, want);
-    // Ariadne's zram (compressed writeback to flash is an Ariadne parameter, not a second device).
+    // Default (Ariadne off): Fleet's reclaim and a part's stock zram, no fault hook.
+    let base = Seams::SWAP_BACKENDS | Seams::RECLAIM | Seams::PLACEMENT | Seams::FRAMEWORK | Seams::RUNTIME;
+    assert_eq!(claims(&[]), (base, 1));
+    // With Ariadne: its fault hook (PreDecomp) too; its reclaim and zram replace the fallbacks.
+    let (c, backends) = claims_with(&[], &["ariadne"]);
+    assert_eq!(c, base | Seams::FAULT);
     assert!(backends >= 1);
 }
 
@@ -36,13 +41,10 @@ fn ablations_drop_exactly_their_parts_seams() {
     assert!(!claims(&["fleet"]).0.contains(Seams::RUNTIME));
     // Without regions placement is stock.
     assert!(!claims(&["regions"]).0.contains(Seams::PLACEMENT));
-    // Without Ariadne: no fault hook, but Fleet's reclaim and a part's stock zram take over.
-    let (c, backends) = claims(&["ariadne"]);
-    assert!(!c.contains(Seams::FAULT));
-    assert!(c.contains(Seams::RECLAIM | Seams::SWAP_BACKENDS));
-    assert_eq!(backends, 1);
+    // Without Fleet and Ariadne nobody decides reclaim.
+    assert!(!claims(&["fleet"]).0.contains(Seams::RECLAIM));
     // Everything off is stock Android (stock zram filled in).
-    let (c, backends) = claims(&["ariadne", "fleet", "memsaver", "regions"]);
+    let (c, backends) = claims(&["fleet", "memsaver", "regions"]);
     assert_eq!((c, backends), (Seams::NONE, 1));
 }
 
