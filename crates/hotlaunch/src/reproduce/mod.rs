@@ -107,8 +107,8 @@ pub(crate) fn run_scenario_with(
     Ok(())
 }
 
-/// Fewer repetitions for the smoke test (same structure).
-pub(crate) fn shrink(w: &mut workload::scenario::WorkloadSpec) {
+/// Fewer repetitions for the smoke test (same structure); also `hotlaunch compare --quick`.
+pub fn shrink(w: &mut workload::scenario::WorkloadSpec) {
     use workload::scenario::WorkloadSpec::*;
     match w {
         RelaunchAfter { repeats, .. } => *repeats = (*repeats).min(3),
