@@ -37,8 +37,11 @@ pub fn titled(svg: String, title: &str) -> String {
     }
 }
 
+/// Mean, interval low, interval high.
+type Mci = (f64, f64, f64);
+
 /// Mean and interval of a figure (the interval collapses to the mean without one).
-fn mci(s: Option<&FigureStats>) -> Option<(f64, f64, f64)> {
+fn mci(s: Option<&FigureStats>) -> Option<Mci> {
     let s = s?;
     let m = s.mean?;
     let [lo, hi] = s.ci95.unwrap_or([m, m]);
@@ -59,7 +62,7 @@ fn keys(r: &CompareReport, swatch: Swatch) -> Vec<Key> {
 
 /// The trade-off plot: x mean cached apps, y p90 hot launch; lower right is better.
 pub fn pareto(r: &CompareReport) -> PlotResult<String> {
-    let pts: Vec<(usize, &PolicyRow, (f64, f64, f64), (f64, f64, f64))> = r
+    let pts: Vec<(usize, &PolicyRow, Mci, Mci)> = r
         .policies
         .iter()
         .enumerate()
@@ -304,7 +307,7 @@ pub fn grouped_bars(
 ) -> PlotResult<String> {
     let n = categories.len().max(1);
     let k = r.policies.len().max(1);
-    let stats: Vec<Vec<Option<(f64, f64, f64)>>> = r
+    let stats: Vec<Vec<Option<Mci>>> = r
         .policies
         .iter()
         .map(|p| {
@@ -394,8 +397,7 @@ pub fn small_multiples(r: &CompareReport, figures: &[(&str, &str, &str)], title:
     let svg = svg_string(&[], panel_h * rows as u32, |plot| {
         let areas = plot.split_evenly((rows, cols));
         for (&(key, caption, x_desc), area) in figures.iter().zip(areas.iter()) {
-            let stats: Vec<Option<(f64, f64, f64)>> =
-                r.policies.iter().map(|p| mci(p.figures.get(key))).collect();
+            let stats: Vec<Option<Mci>> = r.policies.iter().map(|p| mci(p.figures.get(key))).collect();
             let (_, xmax) = range_of(stats.iter().flatten().map(|s| s.2.max(s.0)), Some(0.0), 0.08);
             let mut chart = ChartBuilder::on(area)
                 .caption(caption, (FONT, 16))

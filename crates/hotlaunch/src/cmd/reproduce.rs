@@ -78,7 +78,7 @@ fn print_table(header: &[&str], rows: &[Vec<String>]) {
     }
 }
 
-fn write_json(path: &PathBuf, v: &serde_json::Value) -> anyhow::Result<()> {
+fn write_json(path: &std::path::Path, v: &serde_json::Value) -> anyhow::Result<()> {
     report::write_atomic(path, serde_json::to_string_pretty(v)? + "\n")
         .with_context(|| format!("writing {}", path.display()))?;
     println!("wrote {}", path.display());
