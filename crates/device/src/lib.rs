@@ -372,9 +372,19 @@ const BUILTINS: &[(&str, &str)] = &[
     ("pixel7", include_str!("../profiles/pixel7.toml")),
     ("oneplus9pro", include_str!("../profiles/oneplus9pro.toml")),
     ("nexus10", include_str!("../profiles/nexus10.toml")),
+    ("pixel8pro", include_str!("../profiles/pixel8pro.toml")),
+    ("a03core", include_str!("../profiles/a03core.toml")),
 ];
 
-const BUILTIN_NAMES: &[&str] = &["pixel3", "pixelxl", "pixel7", "oneplus9pro", "nexus10"];
+const BUILTIN_NAMES: &[&str] = &[
+    "pixel3",
+    "pixelxl",
+    "pixel7",
+    "oneplus9pro",
+    "nexus10",
+    "pixel8pro",
+    "a03core",
+];
 
 /// Names of the built-in profiles, in a fixed order.
 pub fn builtin_names() -> &'static [&'static str] {

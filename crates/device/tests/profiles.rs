@@ -46,7 +46,15 @@ fn without_line(key: &str) -> String {
 fn every_builtin_parses_and_validates() {
     assert_eq!(
         builtin_names(),
-        ["pixel3", "pixelxl", "pixel7", "oneplus9pro", "nexus10"]
+        [
+            "pixel3",
+            "pixelxl",
+            "pixel7",
+            "oneplus9pro",
+            "nexus10",
+            "pixel8pro",
+            "a03core"
+        ]
     );
     for name in builtin_names() {
         let p = DeviceProfile::builtin(name).unwrap_or_else(|e| panic!("{e}"));
@@ -95,7 +103,19 @@ fn paper_facts() {
     let n10 = DeviceProfile::builtin("nexus10").unwrap();
     assert_eq!((n10.memory.dram_mb, n10.cpu.cores), (2048, 2));
     // The formula values quoted in the profile comments and the README.
-    for (name, kb) in [("pixelxl", 7802), ("oneplus9pro", 13719), ("nexus10", 5576)] {
+    // The comparison phones (12 GB and 2 GB).
+    let p8 = DeviceProfile::builtin("pixel8pro").unwrap();
+    assert_eq!((p8.memory.dram_mb, p8.cpu.cores), (12288, 9));
+    assert_eq!(p8.min_free_kbytes(), 27386);
+    let go = DeviceProfile::builtin("a03core").unwrap();
+    assert_eq!(go.memory.dram_mb, 2048);
+    assert!(!go.android.app_compaction && !go.android.lmkd_low_mem);
+    for (name, kb) in [
+        ("pixelxl", 7802),
+        ("oneplus9pro", 13719),
+        ("nexus10", 5576),
+        ("a03core", 5427),
+    ] {
         assert_eq!(
             DeviceProfile::builtin(name).unwrap().min_free_kbytes(),
             kb,

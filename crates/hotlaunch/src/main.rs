@@ -21,8 +21,8 @@ struct Cli {
 enum Command {
     /// Run a scenario (default: the built-in `default` scenario) and print its figures.
     Run(cmd::run::Args),
-    /// Run a scenario under every available policy and write the comparison report.
-    Compare(cmd::run::CompareArgs),
+    /// Run a scenario under every policy with several seeds: means, 95% intervals, the dashboard.
+    Compare(cmd::compare::Args),
     /// Run the papers' observations as checks: paper figure vs simulated, PASS or GAP.
     Reproduce(cmd::reproduce::Args),
     /// List the built-in devices, apps, scenarios and policies.
@@ -46,7 +46,7 @@ fn main() {
     let result = match cli.command {
         None => cmd::run::run_default(),
         Some(Command::Run(a)) => cmd::run::run(a),
-        Some(Command::Compare(a)) => cmd::run::compare(a),
+        Some(Command::Compare(a)) => cmd::compare::run(a),
         Some(Command::Reproduce(a)) => cmd::reproduce::run(a),
         Some(Command::List) => cmd::reproduce::list(),
         Some(Command::Bench(a)) => cmd::bench::run(a),

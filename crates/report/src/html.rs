@@ -40,10 +40,10 @@ use std::error::Error;
 use std::io;
 use std::path::Path;
 
-type PlotResult<T> = Result<T, Box<dyn Error>>;
+pub(crate) type PlotResult<T> = Result<T, Box<dyn Error>>;
 
 /// Tableau 10: distinct, colour-blind-friendly-ish, by policy order.
-const PALETTE: [RGBColor; 10] = [
+pub(crate) const PALETTE: [RGBColor; 10] = [
     RGBColor(0x4e, 0x79, 0xa7),
     RGBColor(0xf2, 0x8e, 0x2b),
     RGBColor(0xe1, 0x57, 0x59),
@@ -67,12 +67,12 @@ const MEMORY_COLORS: [RGBColor; 6] = [
 ];
 
 /// Plot width in SVG pixels (scaled down by CSS on narrow windows).
-const WIDTH: u32 = 1000;
+pub(crate) const WIDTH: u32 = 1000;
 /// Points per line above which time series are thinned for plotting (the CSV keeps all).
 const MAX_PLOT_POINTS: usize = 1500;
-const FONT: &str = "sans-serif";
+pub(crate) const FONT: &str = "sans-serif";
 
-fn policy_color(i: usize) -> RGBColor {
+pub(crate) fn policy_color(i: usize) -> RGBColor {
     PALETTE[i % PALETTE.len()]
 }
 
@@ -104,7 +104,8 @@ pub fn to_html_string(report: &RunReport) -> io::Result<String> {
     render(report).map_err(|e| io::Error::other(format!("rendering the HTML report: {e}")))
 }
 
-const STYLE: &str = "body{font-family:sans-serif;margin:2em auto;max-width:1060px;color:#222;padding:0 1em}
+pub(crate) const STYLE: &str =
+    "body{font-family:sans-serif;margin:2em auto;max-width:1060px;color:#222;padding:0 1em}
 h1{margin-bottom:0.2em}
 h2{margin-top:1.6em;border-bottom:1px solid #ccc;padding-bottom:0.2em}
 p.run{color:#555;margin-top:0}
@@ -221,7 +222,7 @@ fn render(r: &RunReport) -> PlotResult<String> {
     Ok(h)
 }
 
-fn section(h: &mut String, title: &str, svg: &str, caption: &str) {
+pub(crate) fn section(h: &mut String, title: &str, svg: &str, caption: &str) {
     let id: String = title
         .chars()
         .map(|c| {
@@ -255,7 +256,7 @@ fn policy_label(i: usize, name: &str) -> String {
 }
 
 /// A table from a header (plain text) and rows of cells; numeric cells are right-aligned.
-fn table(header: &[String], rows: &[Vec<Cell>]) -> String {
+pub(crate) fn table(header: &[String], rows: &[Vec<Cell>]) -> String {
     let mut t = String::from("<table>\n<tr>");
     for hd in header {
         t.push_str(&format!("<th>{}</th>", escape(hd)));
@@ -387,28 +388,28 @@ fn details_tables(r: &RunReport) -> String {
 // Plots
 
 /// One line of a line chart.
-struct Line {
-    label: String,
-    color: RGBColor,
-    points: Vec<(f64, f64)>,
-    markers: bool,
+pub(crate) struct Line {
+    pub(crate) label: String,
+    pub(crate) color: RGBColor,
+    pub(crate) points: Vec<(f64, f64)>,
+    pub(crate) markers: bool,
 }
 
 /// How a legend entry is drawn.
 #[derive(Clone, Copy)]
-enum Swatch {
+pub(crate) enum Swatch {
     Line,
     Box,
 }
 
 /// A legend entry.
-struct Key {
-    label: String,
-    color: RGBColor,
-    swatch: Swatch,
+pub(crate) struct Key {
+    pub(crate) label: String,
+    pub(crate) color: RGBColor,
+    pub(crate) swatch: Swatch,
 }
 
-fn line_keys(lines: &[Line]) -> Vec<Key> {
+pub(crate) fn line_keys(lines: &[Line]) -> Vec<Key> {
     lines
         .iter()
         .map(|l| Key {
@@ -420,7 +421,7 @@ fn line_keys(lines: &[Line]) -> Vec<Key> {
 }
 
 /// A padded, non-empty range containing all values (and `floor` if given).
-fn range_of(values: impl Iterator<Item = f64>, floor: Option<f64>, pad_top: f64) -> (f64, f64) {
+pub(crate) fn range_of(values: impl Iterator<Item = f64>, floor: Option<f64>, pad_top: f64) -> (f64, f64) {
     let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
     for v in values.filter(|v| v.is_finite()) {
         lo = lo.min(v);
@@ -453,7 +454,7 @@ fn thin(n: usize, max: usize) -> Vec<usize> {
 }
 
 /// Tick label: integers without decimals, others with at most 3 decimals, trailing zeros dropped.
-fn tick(v: &f64) -> String {
+pub(crate) fn tick(v: &f64) -> String {
     let r = v.round();
     if (v - r).abs() < 1e-9 * r.abs().max(1.0) {
         return format!("{}", r as i64);
@@ -513,7 +514,7 @@ fn draw_legend(area: &DrawingArea<SVGBackend, Shift>, keys: &[Key], pos: &[(i32,
 }
 
 /// Render an SVG of `WIDTH` × (legend + `plot_height`): a legend strip on top, `draw` below.
-fn svg_string(
+pub(crate) fn svg_string(
     keys: &[Key],
     plot_height: u32,
     draw: impl FnOnce(DrawingArea<SVGBackend, Shift>) -> PlotResult<()>,
@@ -532,7 +533,7 @@ fn svg_string(
     Ok(buf)
 }
 
-fn mesh_style<X, Y>(mesh: &mut plotters::chart::MeshStyle<'_, '_, X, Y, SVGBackend<'_>>)
+pub(crate) fn mesh_style<X, Y>(mesh: &mut plotters::chart::MeshStyle<'_, '_, X, Y, SVGBackend<'_>>)
 where
     X: Ranged,
     Y: Ranged,
@@ -544,7 +545,7 @@ where
 }
 
 /// Draw a line chart on `area`. Generic over the x coordinate so that it serves linear and log axes.
-fn line_chart<X>(
+pub(crate) fn line_chart<X>(
     area: &DrawingArea<SVGBackend, Shift>,
     caption: &str,
     x: X,
@@ -579,7 +580,7 @@ where
 }
 
 /// Bold ticks at 1, 2, 5 × 10^k and light grid lines at 1..9 × 10^k within `lo..hi`.
-fn log_ticks(lo: f64, hi: f64) -> (Vec<f64>, Vec<f64>) {
+pub(crate) fn log_ticks(lo: f64, hi: f64) -> (Vec<f64>, Vec<f64>) {
     let (mut bold, mut light) = (Vec::new(), Vec::new());
     let mut decade = 10f64.powi(lo.log10().floor() as i32);
     while decade <= hi {

@@ -8,16 +8,24 @@
 //! - [`html`]: one self-contained HTML file with inline SVG plots ([`write_html`]).
 //! - [`format`](mod@format): what each table shows and how values are formatted — shared by all writers.
 //! - [`sample`]: a synthetic, deterministic report for tests, examples and demos.
+//! - [`compare`], [`stats`], [`compare_text`], [`dashboard`], [`dashboard_plots`]: the results of
+//!   `hotlaunch compare` (every policy over several seeds, means with 95% intervals, paired
+//!   differences), its terminal table and its HTML dashboard.
 //!
 //! [`write_all`] writes everything a `--report DIR` asks for: `report.json`, the CSV files and
 //! `index.html`.
 
+pub mod compare;
+pub mod compare_text;
 pub mod csv;
+pub mod dashboard;
+pub mod dashboard_plots;
 pub mod format;
 pub mod html;
 pub mod json;
 pub mod model;
 pub mod sample;
+pub mod stats;
 pub mod text;
 
 pub use crate::csv::write_csv;

@@ -296,3 +296,37 @@ fn policy(rng: &mut Rng, name: &str, slow: f64, swap: bool, samples: usize, seco
         policy_metrics: BTreeMap::new(),
     }
 }
+
+/// A synthetic comparison (`hotlaunch compare`'s report) of four made-up rows over `seeds` seeds,
+/// built from [`synthetic_report`]s: `android` and `android-swap` as there, and `fleet` /
+/// `marvin` labels on independently generated runs. For tests and demos of the dashboard only.
+pub fn synthetic_compare(seeds: usize) -> crate::compare::CompareReport {
+    use crate::compare::{build, CompareMeta, RowInput, RunSample};
+    let labels = ["android", "android-swap", "fleet", "marvin"];
+    let rows = labels
+        .iter()
+        .enumerate()
+        .map(|(i, label)| RowInput {
+            label: label.to_string(),
+            policy: label.to_string(),
+            variant: false,
+            params: BTreeMap::new(),
+            runs: (0..seeds as u64)
+                .map(|s| {
+                    let r = synthetic_report(s * 7 + 1 + (i as u64 / 2) * 1000, 120);
+                    RunSample::of(&r.policies[i % 2])
+                })
+                .collect(),
+        })
+        .collect();
+    build(
+        CompareMeta {
+            scenario: "synthetic".into(),
+            device: "pixel-4gb".into(),
+            seeds: (0..seeds as u64).collect(),
+            simulated_seconds: 3600.0,
+            baseline: "android".into(),
+        },
+        rows,
+    )
+}

@@ -4,6 +4,12 @@
 const BUILTINS: &[(&str, &str)] = &[
     ("default", include_str!("../scenarios/default.toml")),
     (
+        "multitasker-4gb",
+        include_str!("../scenarios/multitasker-4gb.toml"),
+    ),
+    ("day-12gb", include_str!("../scenarios/day-12gb.toml")),
+    ("day-2gb", include_str!("../scenarios/day-2gb.toml")),
+    (
         "memsaver-fig11-contexts",
         include_str!("../scenarios/memsaver-fig11-contexts.toml"),
     ),

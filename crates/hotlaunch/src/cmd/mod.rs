@@ -1,6 +1,7 @@
 pub mod bench;
 pub mod calibrate;
 pub mod capture;
+pub mod compare;
 pub mod compress_study;
 pub mod inspect;
 pub mod reproduce;

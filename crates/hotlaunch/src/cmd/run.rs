@@ -1,5 +1,5 @@
-//! `hotlaunch run [SCENARIO]` and `hotlaunch compare SCENARIO`: run a scenario under one or more
-//! policies, print the summary table, write JSON / CSV / HTML.
+//! `hotlaunch run [SCENARIO]`: run a scenario under one or more policies, print the summary
+//! table, write JSON / CSV / HTML. (`hotlaunch compare` is in `compare.rs`.)
 
 use anyhow::Context;
 use std::io::IsTerminal;
@@ -24,22 +24,6 @@ pub struct Args {
     #[arg(long)]
     pub json: Option<PathBuf>,
     /// Write the report (index.html, report.json, CSV time series) to this directory.
-    #[arg(long)]
-    pub report: Option<PathBuf>,
-}
-
-#[derive(clap::Args, Debug)]
-pub struct CompareArgs {
-    /// Scenario file or built-in name.
-    pub scenario: String,
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// Policy parameter `<policy>.<key>=<value>` (repeat for several).
-    #[arg(long = "param", value_name = "POLICY.KEY=VALUE")]
-    pub params: Vec<String>,
-    #[arg(long)]
-    pub json: Option<PathBuf>,
-    /// Report directory (default: ./hotlaunch-report).
     #[arg(long)]
     pub report: Option<PathBuf>,
 }
@@ -159,19 +143,5 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 pub fn run_default() -> anyhow::Result<()> {
     let dir = PathBuf::from("hotlaunch-report");
     execute("default", None, &[], &[], None, Some(&dir))?;
-    Ok(())
-}
-
-pub fn compare(args: CompareArgs) -> anyhow::Result<()> {
-    let all: Vec<String> = policy::names().into_iter().map(String::from).collect();
-    let dir = args.report.unwrap_or_else(|| PathBuf::from("hotlaunch-report"));
-    execute(
-        &args.scenario,
-        args.seed,
-        &all,
-        &args.params,
-        args.json.as_ref(),
-        Some(&dir),
-    )?;
     Ok(())
 }

@@ -49,6 +49,92 @@ const REGISTRY: &[Group] = &[
 /// Names of the check groups (`hotlaunch reproduce [GROUP]`).
 pub const GROUPS: &[&str] = &["baseline", "fleet", "marvin", "ariadne", "memsaver", "ismm15"];
 
+/// `hotlaunch reproduce all`: every group's checks in one table.
+pub const ALL: &str = "all";
+
+/// The paper each group reproduces (`reproduce all`'s per-paper summary).
+pub const PAPERS: &[(&str, &str)] = &[
+    (
+        "baseline",
+        "stock Android (the observations every paper starts from)",
+    ),
+    ("fleet", "Fleet (ASPLOS'24)"),
+    ("marvin", "Marvin (ATC'20)"),
+    ("ariadne", "Ariadne (HPCA'25)"),
+    ("memsaver", "MemSaver (ICPE'24)"),
+    ("ismm15", "region-based anti-fragmentation (ISMM'15)"),
+];
+
+/// The paper of `group` (the group's name if unknown).
+pub fn paper_of(group: &str) -> &str {
+    PAPERS.iter().find(|(g, _)| *g == group).map_or(group, |(_, p)| p)
+}
+
+/// One group's outcome in `reproduce all`.
+#[derive(Debug, Clone, Serialize)]
+pub struct GroupSummary {
+    pub group: String,
+    pub paper: String,
+    pub pass: usize,
+    pub gap: usize,
+}
+
+/// PASS/GAP counts per group.
+pub fn summarize(groups: &[(String, Vec<Check>)]) -> Vec<GroupSummary> {
+    groups
+        .iter()
+        .map(|(g, checks)| {
+            let pass = checks.iter().filter(|c| c.status == "PASS").count();
+            GroupSummary {
+                group: g.clone(),
+                paper: paper_of(g).to_string(),
+                pass,
+                gap: checks.len() - pass,
+            }
+        })
+        .collect()
+}
+
+/// Every group's checks (`reproduce all`), all checks in parallel on [`crate::jobs`] threads;
+/// groups in [`GROUPS`] order, each group's checks in its order, whatever the thread count.
+pub fn run_all(quick: bool, progress: impl FnMut(&str) + Send) -> Vec<(String, Vec<Check>)> {
+    let lists: Vec<(&str, CheckList)> = REGISTRY.iter().map(|(g, list)| (*g, list())).collect();
+    let flat: Vec<(&str, &'static str, CheckFn)> = lists
+        .iter()
+        .flat_map(|(g, l)| l.iter().map(move |(n, f)| (*g, *n, *f)))
+        .collect();
+    let mut results = run_checks(
+        &flat.iter().map(|(_, n, f)| (*n, *f)).collect::<Vec<_>>(),
+        quick,
+        progress,
+    )
+    .into_iter();
+    lists
+        .iter()
+        .map(|(g, l)| (g.to_string(), results.by_ref().take(l.len()).collect()))
+        .collect()
+}
+
+/// Run `checks` in parallel; a check that cannot run is a GAP with its cause, not dropped.
+fn run_checks(
+    checks: &[(&'static str, CheckFn)],
+    quick: bool,
+    progress: impl FnMut(&str) + Send,
+) -> Vec<Check> {
+    let progress = std::sync::Mutex::new(progress);
+    crate::par_map(checks.len(), crate::jobs(), |i| {
+        let (name, f) = checks[i];
+        (*progress.lock().unwrap_or_else(|e| e.into_inner()))(name);
+        f(quick).unwrap_or_else(|e| Check {
+            check: name.to_string(),
+            paper: String::new(),
+            simulated: format!("could not run: {e:#}"),
+            tolerance: String::new(),
+            status: status(false),
+        })
+    })
+}
+
 pub(crate) fn status(ok: bool) -> String {
     if ok { "PASS" } else { "GAP" }.to_string()
 }
@@ -107,8 +193,8 @@ pub(crate) fn run_scenario_with(
     Ok(())
 }
 
-/// Fewer repetitions for the smoke test (same structure).
-pub(crate) fn shrink(w: &mut workload::scenario::WorkloadSpec) {
+/// Fewer repetitions for the smoke test (same structure); also `hotlaunch compare --quick`.
+pub fn shrink(w: &mut workload::scenario::WorkloadSpec) {
     use workload::scenario::WorkloadSpec::*;
     match w {
         RelaunchAfter { repeats, .. } => *repeats = (*repeats).min(3),
@@ -153,20 +239,7 @@ pub fn run_group(group: &str, quick: bool, progress: impl FnMut(&str) + Send) ->
             GROUPS.join(", ")
         );
     };
-    let checks = list();
-    let progress = std::sync::Mutex::new(progress);
-    Ok(crate::par_map(checks.len(), crate::jobs(), |i| {
-        let (name, f) = checks[i];
-        (*progress.lock().unwrap_or_else(|e| e.into_inner()))(name);
-        // A check that cannot run is reported as a gap with its cause, not dropped.
-        f(quick).unwrap_or_else(|e| Check {
-            check: name.to_string(),
-            paper: String::new(),
-            simulated: format!("could not run: {e:#}"),
-            tolerance: String::new(),
-            status: status(false),
-        })
-    }))
+    Ok(run_checks(&list(), quick, progress))
 }
 
 #[cfg(test)]
@@ -175,5 +248,30 @@ mod tests {
     fn groups_and_registry_agree() {
         let reg: Vec<&str> = super::REGISTRY.iter().map(|(g, _)| *g).collect();
         assert_eq!(reg, super::GROUPS);
+        let papers: Vec<&str> = super::PAPERS.iter().map(|(g, _)| *g).collect();
+        assert_eq!(papers, super::GROUPS, "every group names its paper");
+        assert!(!super::GROUPS.contains(&super::ALL));
+    }
+
+    #[test]
+    fn summary_counts_pass_and_gap_per_group() {
+        let check = |status: &str| super::Check {
+            check: "c".into(),
+            paper: String::new(),
+            simulated: String::new(),
+            tolerance: String::new(),
+            status: status.into(),
+        };
+        let groups = vec![
+            (
+                "fleet".to_string(),
+                vec![check("PASS"), check("GAP"), check("PASS")],
+            ),
+            ("ismm15".to_string(), vec![]),
+        ];
+        let s = super::summarize(&groups);
+        assert_eq!((s[0].pass, s[0].gap), (2, 1));
+        assert_eq!(s[0].paper, "Fleet (ASPLOS'24)");
+        assert_eq!((s[1].pass, s[1].gap), (0, 0));
     }
 }

@@ -1,0 +1,163 @@
+//! `hotlaunch compare`: identical output with 1 and 2 worker threads, one JSON entry per policy
+//! with per-seed values and paired differences, scenario variants kept as extra rows, clean
+//! errors. Runs on the small `fleet-fig2-twitter` scenario shrunk by `--quick`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn hotlaunch(args: &[&str], jobs: &str) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_hotlaunch"))
+        .args(args)
+        .env("HOTLAUNCH_JOBS", jobs)
+        .output()
+        .expect("run hotlaunch");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn dir(name: &str) -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn compare_into(d: &Path, jobs: &str, extra: &[&str]) -> String {
+    let json = d.join("out.json");
+    let report = d.join("report");
+    let mut args = vec![
+        "compare",
+        "fleet-fig2-twitter",
+        "--quick",
+        "--seeds",
+        "2",
+        "--json",
+        json.to_str().unwrap(),
+        "--report",
+        report.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let (code, out, err) = hotlaunch(&args, jobs);
+    assert_eq!(code, 0, "{err}");
+    out
+}
+
+#[test]
+fn output_is_identical_with_one_and_two_threads() {
+    let (a, b) = (dir("compare-jobs1"), dir("compare-jobs2"));
+    let out1 = compare_into(&a, "1", &[]);
+    let out2 = compare_into(&b, "2", &[]);
+    // stdout names the output files: compare it with the directories' names made equal.
+    assert_eq!(
+        out1.replace("compare-jobs1", "X"),
+        out2.replace("compare-jobs2", "X")
+    );
+    for f in ["out.json", "report/compare.json", "report/index.html"] {
+        let (x, y) = (
+            std::fs::read(a.join(f)).unwrap(),
+            std::fs::read(b.join(f)).unwrap(),
+        );
+        assert!(x == y, "{f} differs between HOTLAUNCH_JOBS=1 and 2");
+    }
+
+    // One entry per policy, in `hotlaunch list` order, each figure with per-seed values.
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(a.join("out.json")).unwrap()).unwrap();
+    let labels: Vec<&str> = v["policies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, policy::names());
+    assert_eq!(v["baseline"], "android");
+    let seeds = v["seeds"].as_array().unwrap();
+    assert_eq!(seeds.len(), 2);
+    assert_eq!(seeds[0], 1, "seed 0 is the scenario's");
+    for p in v["policies"].as_array().unwrap() {
+        let hot = &p["figures"]["hot_p90_ms"];
+        assert_eq!(hot["per_seed"].as_array().unwrap().len(), 2);
+        assert!(hot["mean"].as_f64().unwrap() > 0.0);
+        assert!(hot["ci95"].as_array().unwrap().len() == 2);
+        // The baseline has no difference from itself; every other row has one.
+        assert_eq!(p["label"] == "android", hot.get("vs_baseline").is_none());
+    }
+    let html = std::fs::read_to_string(a.join("report/index.html")).unwrap();
+    assert!(html.contains("<title>Pareto: hot launch p90 vs mean cached apps</title>"));
+}
+
+#[test]
+fn scenario_variants_run_as_extra_rows() {
+    let d = dir("compare-variants");
+    let text = workload::scenario::builtin_toml("fleet-fig2-twitter").unwrap().to_string()
+        + "\n[[variants]]\nname = \"android\"\nswap = \"zram\"\n\n[[variants]]\nname = \"fleet-D1\"\npolicy = \"fleet\"\n[variants.params.fleet]\nD = 1\n";
+    let sc = d.join("variants.toml");
+    std::fs::write(&sc, text).unwrap();
+    let json = d.join("v.json");
+    let (code, out, err) = hotlaunch(
+        &[
+            "compare",
+            sc.to_str().unwrap(),
+            "--quick",
+            "--seeds",
+            "2",
+            "--policies",
+            "android,fleet",
+            "--json",
+            json.to_str().unwrap(),
+            "--report",
+            d.join("r").to_str().unwrap(),
+        ],
+        "2",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("scenario variant \"fleet-D1\" runs as an extra row"),
+        "{err}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let rows: Vec<(String, String, bool)> = v["policies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["label"].as_str().unwrap().to_string(),
+                p["policy"].as_str().unwrap().to_string(),
+                p["variant"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("android".into(), "android".into(), false),
+            ("fleet".into(), "fleet".into(), false),
+            // Named like a policy row: renamed, not merged or dropped.
+            ("android (variant)".into(), "android".into(), true),
+            ("fleet-D1".into(), "fleet".into(), true),
+        ]
+    );
+    assert_eq!(v["policies"][3]["params"]["D"], 1);
+    assert!(out.contains("fleet-D1"));
+}
+
+#[test]
+fn bad_arguments_are_one_line_errors_before_running() {
+    for (args, expect) in [
+        (vec!["compare", "default", "--seeds", "0"], "--seeds 0"),
+        (
+            vec!["compare", "default", "--policies", "android,nope"],
+            "unknown policy `nope`",
+        ),
+        (vec!["compare", "no-such-scenario"], "no-such-scenario"),
+    ] {
+        let (code, _, err) = hotlaunch(&args, "1");
+        assert_ne!(code, 0, "{args:?} must fail");
+        assert_ne!(code, 101, "{args:?} must not panic: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: one line: {err}");
+        assert!(err.contains(expect), "{args:?}: {err}");
+    }
+}
