@@ -48,7 +48,7 @@ fn for_release_applies_only_that_table() {
     assert_eq!(t.era_for(Some("14")), None);
 }
 
-/// Every commercial app has Android 10 (Pixel 3) and 4.2 (Nexus 10) sizes, smaller than the base
+/// Every commercial app has Android 10 (Pixel 3), 7.1 (Pixel XL) and 4.2 (Nexus 10) sizes, smaller than the base
 /// (Pixel 7) ones, and Fleet's phone holds ~10 of them: background PSS of the order of 150–250 MB.
 #[test]
 fn era_sizes_follow_the_phone_generations() {
@@ -59,7 +59,8 @@ fn era_sizes_follow_the_phone_generations() {
             continue;
         }
         let (a, b, c) = (&p, p.for_release(Some("10")), p.for_release(Some("4.2")));
-        for (newer, older) in [(a, &b), (&b, &c)] {
+        let d = p.for_release(Some("7.1"));
+        for (newer, older) in [(a, &b), (&b, &d), (&d, &c)] {
             assert!(
                 older.footprint.anon_mb_start <= newer.footprint.anon_mb_start,
                 "{n}"
