@@ -26,14 +26,17 @@
 //! the dotted key and what was expected (DESIGN.md §2 principle 5). Loading never panics.
 
 pub mod access;
+pub mod era;
 mod error;
 pub use device::tomlerr;
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
 pub use access::{AccessModel, AppLayout, Region};
+pub use era::{EraOverride, ANDROID_RELEASES};
 pub use error::AppError;
 
 /// Bytes per page (4 KiB).
@@ -69,6 +72,13 @@ pub struct AppProfile {
     /// The Java heap's objects and allocation behaviour (optional; defaults below).
     #[serde(default)]
     pub java: JavaSection,
+    /// `[era."<android release>"]` (optional): the sizes of this app on an older or newer phone
+    /// generation, keyed by the Android release the paper's phone ran (`"10"` for Fleet's Pixel 3,
+    /// `"4.2"` for ISMM'15's Nexus 10, …; one of [`ANDROID_RELEASES`]). The base sections hold the
+    /// Android 14 / Pixel 7 sizes (Ariadne Table 1); [`AppProfile::for_release`] applies the table
+    /// of the device's release, if the profile has one. See [`era`].
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub era: BTreeMap<String, EraOverride>,
 }
 
 /// `[java]`: what the app's Java heap holds and how its code allocates. Every key is optional.
@@ -332,7 +342,12 @@ impl AppProfile {
     /// (`fleet-4096`) is reported as such, at its line, rather than as a missing dump later.
     fn check_heap_file(&self, written: &str, text: &str, origin: &str) -> Result<(), AppError> {
         match self.java.hprof_path() {
-            Some(h) if std::fs::metadata(h).is_err() => Err(Validator { text, origin }.err(
+            Some(h) if std::fs::metadata(h).is_err() => Err(Validator {
+                text,
+                origin,
+                prefix: "",
+            }
+            .err(
                 "java",
                 "heap",
                 &format!(
@@ -441,7 +456,16 @@ impl AppProfile {
     }
 
     fn validate_in(&self, text: &str, origin: &str) -> Result<(), AppError> {
-        let v = Validator { text, origin };
+        let v = Validator {
+            text,
+            origin,
+            prefix: "",
+        };
+        self.validate_with(&v)?;
+        self.validate_eras(text, origin)
+    }
+
+    fn validate_with(&self, v: &Validator) -> Result<(), AppError> {
         let name_ok = |s: &str| {
             !s.is_empty()
                 && s.chars().count() <= 64
@@ -640,15 +664,75 @@ impl AppProfile {
         access::plan(self, &layout).map_err(|e| v.err("access", e.key, &e.expected, &e.got))?;
         Ok(())
     }
+
+    /// Every `[era."<release>"]` table names a known release and gives a valid profile once
+    /// applied (errors name `era.<release>.<section>.<key>`).
+    fn validate_eras(&self, text: &str, origin: &str) -> Result<(), AppError> {
+        let v = Validator {
+            text,
+            origin,
+            prefix: "",
+        };
+        // Every era table names a known release and gives a valid profile once applied.
+        for (release, ov) in &self.era {
+            if !ANDROID_RELEASES.contains(&release.as_str()) {
+                return Err(v.err(
+                    "era",
+                    release,
+                    &format!("an Android release, one of {}", ANDROID_RELEASES.join(", ")),
+                    release,
+                ));
+            }
+            let mut applied = self.clone();
+            applied.era.clear();
+            ov.apply(&mut applied);
+            let prefix = format!("era.{release}");
+            applied.validate_with(&Validator {
+                text,
+                origin,
+                prefix: &prefix,
+            })?;
+        }
+        Ok(())
+    }
+
+    /// This profile with the sizes of the phone generation running Android `release` (the
+    /// `[era."<release>"]` table, if the profile has one; otherwise unchanged). `None` (a device
+    /// without a known release) keeps the base sizes.
+    pub fn for_release(&self, release: Option<&str>) -> AppProfile {
+        let mut p = self.clone();
+        if let Some(ov) = release.and_then(|r| self.era.get(r)) {
+            ov.apply(&mut p);
+        }
+        p
+    }
+
+    /// The release whose table [`AppProfile::for_release`] would apply, if any.
+    pub fn era_for<'a>(&self, release: Option<&'a str>) -> Option<&'a str> {
+        release.filter(|r| self.era.contains_key(*r))
+    }
 }
 
 struct Validator<'a> {
     text: &'a str,
     origin: &'a str,
+    /// Prepended to every section (`era.10` while checking an era table applied).
+    prefix: &'a str,
 }
 
 impl Validator<'_> {
     fn err(&self, section: &str, key: &str, expected: &str, got: &str) -> AppError {
+        let owned;
+        let section = if self.prefix.is_empty() {
+            section
+        } else {
+            owned = if section.is_empty() {
+                self.prefix.to_string()
+            } else {
+                tomlerr::join(self.prefix, section)
+            };
+            owned.as_str()
+        };
         AppError::Invalid {
             origin: tomlerr::one_line(self.origin),
             line: tomlerr::find_key_line(self.text, section, key),

@@ -700,12 +700,15 @@ impl Scenario {
                     e => e,
                 })
             };
-            let mut p = r.map_err(|source| ScenarioError::App {
-                origin: origin.clone(),
-                line: tomlerr::find_key_line(&self.text, "apps", "names"),
-                key: format!("apps.names[{i}]"),
-                source: Box::new(source),
-            })?;
+            // The app's sizes on this device's phone generation (`[era."<release>"]`).
+            let mut p = r
+                .map_err(|source| ScenarioError::App {
+                    origin: origin.clone(),
+                    line: tomlerr::find_key_line(&self.text, "apps", "names"),
+                    key: format!("apps.names[{i}]"),
+                    source: Box::new(source),
+                })?
+                .for_release(apps::era::release_of_device(&device));
             let same = apps
                 .iter()
                 .filter(|a| {
