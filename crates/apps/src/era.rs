@@ -24,29 +24,18 @@ use serde::{Deserialize, Serialize};
 
 use crate::AppProfile;
 
-/// Android releases an era table may name: those of the papers' phones (Nexus 10 4.2, Pixel XL
-/// 7.1, Pixel 3 10, OnePlus 9 Pro 11, Pixel 7 14) and the releases in between.
-pub const ANDROID_RELEASES: &[&str] = &[
-    "4.0", "4.1", "4.2", "4.3", "4.4", "5.0", "5.1", "6.0", "7.0", "7.1", "8.0", "8.1", "9", "10", "11",
-    "12", "13", "14", "15",
-];
+/// Android releases an era table may name (the device crate's list: the same names a device's
+/// `android_release` may take).
+pub use device::release::ANDROID_RELEASES;
 
 /// The Android release the device runs, which selects the apps' era tables.
 ///
-/// For now this maps the built-in devices by *name* (each is the phone one paper used; releases
-/// from the papers: ISMM'15 §5 Nexus 10 on Android 4.2, Marvin §7 Pixel XL on Android 7.1, Fleet
-/// §6 Pixel 3 on android-10.0.0_r1, MemSaver §4 OnePlus 9 Pro on Android 11, Ariadne §5 Pixel 7
-/// on Android 14). A device profile that carries its own release should be read here instead:
-/// this is the one place that decides it. `None` for other devices (base sizes).
+/// The device profile's `[android] android_release` (e.g. Nexus 10 4.2, Pixel XL 7.1, Pixel 3 10,
+/// OnePlus 9 Pro 11, Pixel 7 14: sources in the device profiles). `None` for a device without
+/// one (base sizes).
 pub fn release_of_device(device: &device::DeviceProfile) -> Option<&'static str> {
-    match device.name.to_ascii_lowercase().as_str() {
-        "nexus10" => Some("4.2"),
-        "pixelxl" => Some("7.1"),
-        "pixel3" => Some("10"),
-        "oneplus9pro" => Some("11"),
-        "pixel7" => Some("14"),
-        _ => None,
-    }
+    let r = device.android.android_release.as_deref()?;
+    ANDROID_RELEASES.iter().copied().find(|x| *x == r)
 }
 
 /// `[era."<release>"]`: the size keys this app has on phones running that release. Every key is
