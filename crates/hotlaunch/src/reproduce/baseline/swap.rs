@@ -2,6 +2,26 @@
 
 use super::super::{find, run_scenario, status, Check, CheckList};
 use framework::sim::SimOutput;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+type Runs = Rc<Vec<(String, SimOutput)>>;
+
+thread_local! {
+    /// `ariadne-fig3-kswapd` serves two rows: run it once per mode.
+    static FIG3: RefCell<Option<(bool, Runs)>> = const { RefCell::new(None) };
+}
+
+fn fig3_runs(quick: bool) -> anyhow::Result<Runs> {
+    if let Some((q, r)) = FIG3.with(|c| c.borrow().clone()) {
+        if q == quick {
+            return Ok(r);
+        }
+    }
+    let r = Rc::new(run_scenario("ariadne-fig3-kswapd", quick)?);
+    FIG3.with(|c| *c.borrow_mut() = Some((quick, r.clone())));
+    Ok(r)
+}
 
 pub(super) fn checks() -> CheckList {
     vec![
@@ -35,14 +55,16 @@ fn marvin_fig3(quick: bool) -> anyhow::Result<Check> {
 
 /// Ariadne Table 3: relaunch swap-ins from stock zram touch adjacent slots (P(2 consecutive)
 /// 0.61–0.86 over the five apps). Measured by the kernel on every hot launch of the zram run of
-/// `ariadne-fig2-zram` (windows of 256 swap-in faults, as the paper's artifact).
+/// `ariadne-fig3-kswapd` (each app relaunched after the nine others; windows of 256 swap-in
+/// faults, as the paper's artifact).
 fn ariadne_table3(quick: bool) -> anyhow::Result<Check> {
-    let runs = run_scenario("ariadne-fig2-zram", quick)?;
+    let runs = fig3_runs(quick)?;
     let k = &find(&runs, "zram")?.kernel;
     let (p2, p4) = k.swapin_locality();
     let n = k.vmstat.swapin_locality_faults;
     Ok(Check {
-        check: "relaunch swap-ins from stock zram: P(2 / 4 consecutive slots) (Pixel 7)".into(),
+        check: "relaunch swap-ins from stock zram: P(2 / 4 consecutive slots) (Pixel 7, ten-app switching)"
+            .into(),
         paper: "Ariadne Table 3: P2 0.61–0.86, P4 0.33–0.72".into(),
         simulated: format!("P2 {p2:.2}, P4 {p4:.2} over {n} swap-in faults"),
         tolerance: "P2 within the paper's range 0.61–0.86".into(),
@@ -50,32 +72,31 @@ fn ariadne_table3(quick: bool) -> anyhow::Result<Check> {
     })
 }
 
-fn kswapd_ms(o: &SimOutput) -> f64 {
-    let ns = o
-        .kernel
-        .cpu
-        .by_actor_kind()
-        .into_iter()
-        .find(|(k, _)| *k == "kswapd")
-        .map_or(0, |(_, ns)| ns);
-    ns as f64 / 1e6
+/// Background reclaim CPU (ms): kswapd plus the kernel work queued for it (cached-app compaction's
+/// `process_madvise(PAGEOUT)`, which on the Pixel 7 profile does most of the swapping).
+fn background_reclaim_ms(o: &SimOutput) -> (f64, f64) {
+    let by = o.kernel.cpu.by_actor_kind();
+    let get = |name: &str| by.iter().find(|(k, _)| *k == name).map_or(0, |(_, ns)| *ns) as f64 / 1e6;
+    (get("kswapd"), get("kswapd") + get("kernel"))
 }
 
 /// Ariadne Fig. 3: kswapd CPU with zram is 2.6× all-in-DRAM and 2.0× flash swap (heavy
-/// workload). zram costs kswapd compression; flash costs it only the scan and unmap, and its
-/// writes throttle it.
+/// workload). zram costs the reclaimer compression; flash costs it only the scan and unmap. The
+/// ratio is taken over background reclaim CPU (kswapd + cached-app compaction), since on this
+/// profile kswapd itself rarely runs.
 fn ariadne_fig3(quick: bool) -> anyhow::Result<Check> {
-    let runs = run_scenario("ariadne-fig3-kswapd", quick)?;
-    let dram = kswapd_ms(find(&runs, "dram")?);
-    let zram = kswapd_ms(find(&runs, "zram")?);
-    let flash = kswapd_ms(find(&runs, "flash")?);
+    let runs = fig3_runs(quick)?;
+    let (kd, dram) = background_reclaim_ms(find(&runs, "dram")?);
+    let (kz, zram) = background_reclaim_ms(find(&runs, "zram")?);
+    let (kf, flash) = background_reclaim_ms(find(&runs, "flash")?);
     let (r_dram, r_flash) = (zram / dram, zram / flash);
     let ok = (1.69..=3.51).contains(&r_dram) && (1.3..=2.7).contains(&r_flash);
     Ok(Check {
-        check: "kswapd CPU: zram vs all in DRAM vs flash swap (Pixel 7, ten-app switching)".into(),
-        paper: "Ariadne Fig. 3: ZRAM 2.6x DRAM and 2.0x SWAP".into(),
+        check: "background reclaim CPU (kswapd + cached-app compaction): zram vs DRAM vs flash swap (Pixel 7)"
+            .into(),
+        paper: "Ariadne Fig. 3: kswapd CPU, ZRAM 2.6x DRAM and 2.0x SWAP".into(),
         simulated: format!(
-            "DRAM {dram:.0} ms, zram {zram:.0} ms, flash {flash:.0} ms ({r_dram:.2}x, {r_flash:.2}x)"
+            "DRAM {dram:.0} ms, zram {zram:.0} ms, flash {flash:.0} ms ({r_dram:.2}x, {r_flash:.2}x); kswapd alone {kd:.0} / {kz:.0} / {kf:.0} ms"
         ),
         tolerance: "each ratio within ±35% (1.69x..3.51x; 1.3x..2.7x)".into(),
         status: status(ok),
