@@ -31,6 +31,9 @@ impl Kernel {
             .get_mut(idx as usize)
             .ok_or(KernelError::NotMapped(idx))?;
         if p.state == PageState::Resident {
+            if p.flags & flags::WRITEBACK != 0 {
+                return Ok(self.writeback_hit(now, actor, idx, write));
+            }
             // An access also ends the page's idle period (page_idle).
             p.flags = (p.flags | flags::ACCESSED | if write { flags::DIRTY } else { 0 }) & !flags::IDLE;
             if write && p.flags & flags::SWAPCACHE != 0 {
@@ -60,6 +63,25 @@ impl Kernel {
             total.add(s);
         }
         Ok(total)
+    }
+
+    /// A touch of a page under writeback: its PTE is a swap entry but the page is still in the
+    /// swap cache (a minor fault, `do_swap_page` finding it there). Reclaim of it ends.
+    #[cold]
+    fn writeback_hit(&mut self, now: Nanos, actor: Actor, idx: PageIdx, write: bool) -> Stall {
+        self.last_now = self.last_now.max(now);
+        self.vmstat.pgfault += 1;
+        self.writeback_cancel(idx);
+        let pid = self.pt.pages[idx as usize].pid;
+        self.procs[pid as usize].counters.minor_faults += 1;
+        let p = &mut self.pt.pages[idx as usize];
+        p.flags = (p.flags | flags::ACCESSED | if write { flags::DIRTY } else { 0 }) & !flags::IDLE;
+        if write {
+            self.drop_swap_copy(idx);
+        }
+        let cost = self.params.minor_fault_ns;
+        self.cpu.charge(actor, Category::Fault, cost);
+        Stall { ns: cost, psi_ns: 0 }
     }
 
     #[cold]
@@ -282,6 +304,9 @@ impl Kernel {
             let t = now + stall.ns;
             let (mut env, backends) = self.backend_env(t);
             backends[dev].load_batch(&mut env, handles, loaded);
+        }
+        if !matches!(actor, Actor::Kernel) {
+            self.note_swapin(pid, dev, handles[0]);
         }
         let mut io = swap::IoCost::default();
         for (i, &(q, pfn)) in keep.iter().enumerate() {

@@ -1,5 +1,6 @@
 //! Accounting invariants checked by tests after random operation sequences: page states vs
-//! counters, LRU list links and lengths, swap handles vs backends, and frame conservation.
+//! counters, LRU list links and lengths, pages under writeback, swap handles vs backends, and
+//! frame conservation.
 
 use crate::types::*;
 use crate::Kernel;
@@ -10,6 +11,8 @@ impl Kernel {
         self.buddy.check_invariants()?;
         let mut counts = [0u64; NR_PAGE_STATES];
         let mut per_dev = vec![0u64; self.backends.len()];
+        // Pages under writeback per process (resident, off the LRU lists).
+        let mut wb_per_pid = vec![0u64; self.procs.len()];
         for (vid, vma) in self.vmas.iter().enumerate() {
             let Some(vma) = vma else { continue };
             let proc = &self.procs[vma.pid as usize];
@@ -30,7 +33,15 @@ impl Kernel {
                                 p.loc, self.frame_owner[p.loc as usize]
                             ));
                         }
-                        if p.lru == LruList::None {
+                        if p.has(flags::WRITEBACK) {
+                            // Under writeback: swap-cached, clean anon, off the LRU lists.
+                            if p.lru != LruList::None || !p.has(flags::SWAPCACHE) {
+                                return Err(format!(
+                                    "page {idx} under writeback on an LRU list or without a copy"
+                                ));
+                            }
+                            wb_per_pid[p.pid as usize] += 1;
+                        } else if p.lru == LruList::None {
                             return Err(format!("resident page {idx} on no LRU list"));
                         }
                         if p.has(flags::MLOCKED) != (p.lru == LruList::Unevictable) {
@@ -105,13 +116,21 @@ impl Kernel {
                 }
                 resident += n as u64;
             }
+            resident += wb_per_pid[proc.pid as usize];
             if resident != proc.rss() {
                 return Err(format!(
-                    "pid {}: rss {} but {resident} pages on LRUs",
+                    "pid {}: rss {} but {resident} pages on LRUs or under writeback",
                     proc.pid,
                     proc.rss()
                 ));
             }
+        }
+        let wb: u64 = wb_per_pid.iter().sum();
+        if wb != self.writeback_pages {
+            return Err(format!(
+                "{wb} pages under writeback, counter says {}",
+                self.writeback_pages
+            ));
         }
         // Frame conservation: free (buddy + held by placement) + user + zram + kernel = managed.
         let used = counts[PageState::Resident as usize] + self.zram_frames.len() as u64 + self.kernel_frames;

@@ -31,6 +31,7 @@ impl Kernel {
     /// Run background kernel work (kswapd, kcompactd) up to simulated time `t`.
     pub fn advance_to(&mut self, t: Nanos) {
         self.last_now = self.last_now.max(t);
+        self.complete_writeback(t);
         while self.kswapd.awake && self.kswapd.clock < t {
             self.kswapd_step();
         }
@@ -44,18 +45,33 @@ impl Kernel {
     /// priority, lowering the priority while short of the target.
     pub(crate) fn kswapd_step(&mut self) {
         let wm = self.params.watermarks;
+        let now = self.kswapd.clock;
+        self.complete_writeback(now);
         if self.free_pages() >= wm.high {
             self.kswapd.awake = false;
             self.kswapd.priority = DEF_PRIORITY;
             return;
         }
-        let now = self.kswapd.clock;
-        let target = KSWAPD_STEP_PAGES.min(wm.high - self.free_pages()).max(1);
+        // Enough pages are under writeback to reach the high watermark: wait for them rather
+        // than take more (3.18 `congestion_wait(BLK_RW_ASYNC, HZ/10)`; see `writeback.rs`).
+        if self.free_pages() + self.writeback_pages >= wm.high {
+            let need = wm.high - self.free_pages();
+            if let Some(wait) = self.writeback_wait(now, need) {
+                let wait = wait.max(1_000);
+                self.vmstat.reclaim_throttle_ns += wait;
+                self.kswapd.clock += wait;
+                return;
+            }
+        }
+        let target = KSWAPD_STEP_PAGES
+            .min(wm.high.saturating_sub(self.free_pages() + self.writeback_pages))
+            .max(1);
         let out = self.shrink_node(now, Actor::Kswapd, target, self.kswapd.priority, true);
         let cost = (out.cpu_ns + out.io_wait_ns).max(1_000);
         self.psi.record(now, cost, false);
         self.kswapd.clock += cost;
-        if out.reclaimed < target {
+        // Pages put under writeback count as progress: they are freed when their writes end.
+        if out.reclaimed + out.writeback < target {
             if self.kswapd.priority == 0 {
                 self.kswapd.failures += 1;
                 if self.kswapd.failures >= MAX_RECLAIM_RETRIES {
@@ -76,12 +92,25 @@ impl Kernel {
         self.vmstat.allocstall += 1;
         let mut reclaimed = 0;
         let mut cpu = 0;
+        let want = SWAP_CLUSTER_MAX as u64;
+        let mut taken = 0;
+        self.complete_writeback(now);
         for prio in (0..=DEF_PRIORITY).rev() {
-            let out = self.shrink_node(now + cpu, actor, SWAP_CLUSTER_MAX as u64 - reclaimed, prio, false);
+            let out = self.shrink_node(now + cpu, actor, want - taken, prio, false);
             reclaimed += out.reclaimed;
+            taken += out.reclaimed + out.writeback;
             cpu += out.cpu_ns + out.io_wait_ns;
-            if reclaimed >= SWAP_CLUSTER_MAX as u64 {
+            if taken >= want {
                 break;
+            }
+        }
+        // Pages under writeback are not free yet: throttle until enough writes complete
+        // (`reclaim_throttle(VMSCAN_THROTTLE_WRITEBACK)`, at most HZ/10; see `writeback.rs`).
+        if reclaimed < want {
+            if let Some(wait) = self.writeback_wait(now + cpu, want - reclaimed) {
+                cpu += wait;
+                self.vmstat.reclaim_throttle_ns += wait;
+                reclaimed += self.complete_writeback(now + cpu);
             }
         }
         stall.ns += cpu;

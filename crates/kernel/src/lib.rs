@@ -15,12 +15,15 @@
 //! `SWAP_CLUSTER_MAX`; swap readahead of `2^page-cluster` slots (skipped for synchronous devices
 //! such as zram); file read-around of `read_ahead_kb`; workingset refault detection by refault
 //! distance; PSI memory some/full stall totals; compaction for high-order allocations; the OOM
-//! killer as a last resort; `mlock` (unevictable list); the swap cache (a resident page keeping a
+//! killer as a last resort; swap writeback to flash (frames freed at write completion, reclaim
+//! throttled on it, a bounded request queue); swap slots from 256-slot clusters; `mlock` (unevictable list); the swap cache (a resident page keeping a
 //! clean copy on a swap device); `/sys/kernel/mm/page_idle`; zram idle ageing and writeback.
 //!
 //! Layout: `fault.rs` (access, faults, swap-in, file read), `alloc.rs` (frames, high order,
 //! compaction, I/O buffers, migration), `kswapd.rs` (kswapd, direct reclaim, OOM), `reclaim.rs`
-//! (the LRU walk, swap-out, PAGEOUT), `madvise.rs`, `swapcache.rs`, `invariants.rs`, and
+//! (the LRU walk, swap-out, PAGEOUT), `writeback.rs` (pages under swap writeback and reclaim
+//! throttling), [`swapmap`] (swap slot clusters), [`locality`] (swap-in locality of launches),
+//! `madvise.rs`, `swapcache.rs`, `invariants.rs`, and
 //! [`facade`] (the narrow, queued kernel view for framework-level policy code).
 //!
 //! Simplified: one NUMA node and one zone; no per-cpu page lists; a page belongs to one process;
@@ -35,13 +38,16 @@ mod fault;
 pub mod hooks;
 mod invariants;
 mod kswapd;
+pub mod locality;
 mod madvise;
 pub mod mm;
 pub mod psi;
 mod reclaim;
 pub mod swap;
 mod swapcache;
+pub mod swapmap;
 pub mod types;
+mod writeback;
 pub mod zram;
 
 use buddy::BuddyAllocator;
@@ -160,6 +166,20 @@ pub struct VmStat {
     pub swap_full_failures: u64,
     pub madvise_pageout_pages: u64,
     pub swapin_readahead_pages: u64,
+    /// Pages handed to an asynchronous swap device (flash): under writeback until completion.
+    pub swapout_writeback_pages: u64,
+    /// Writebacks completed with the page still waiting (its frame freed then).
+    pub writeback_completed: u64,
+    /// Pages touched (or unmapped) while under writeback: back to the LRU, copy kept.
+    pub writeback_rescued: u64,
+    /// Time reclaimers (direct reclaim and kswapd) waited for writeback to complete, ns.
+    pub reclaim_throttle_ns: u64,
+    /// Swap-in locality of relaunches (Ariadne §3 / Table 3, artifact `locality_check.py`):
+    /// swap-in faults evaluated in windows of `LOCALITY_WINDOW`, and how many of them had the
+    /// next slot (P2) or the next three slots (P4) of the same device in the same window.
+    pub swapin_locality_faults: u64,
+    pub swapin_locality_next1: u64,
+    pub swapin_locality_next3: u64,
 }
 
 /// Swap integrity counters: every swapped-in page's bytes are checksummed.
@@ -299,6 +319,13 @@ pub struct Kernel {
     pub(crate) kernel_frames: u64,
     pub(crate) oom_killed: Vec<Pid>,
     pub(crate) scratch: Option<Box<Scratch>>,
+    /// Pages under writeback by completion time (with the handle, to spot stale entries).
+    pub(crate) writeback_q: std::collections::BinaryHeap<std::cmp::Reverse<(Nanos, PageIdx, SwapHandle)>>,
+    pub(crate) writeback_pages: u64,
+    /// Swap-in locality tracing ([`Kernel::trace_swapins`]): the traced process and its
+    /// swap-in faults as `(device, slot)`.
+    pub(crate) trace_pid: Option<Pid>,
+    pub(crate) trace_slots: Vec<(u8, SwapHandle)>,
 }
 
 impl Kernel {
@@ -369,6 +396,10 @@ impl Kernel {
             kernel_frames: 0,
             oom_killed: Vec::new(),
             scratch: None,
+            writeback_q: Default::default(),
+            writeback_pages: 0,
+            trace_pid: None,
+            trace_slots: Vec::new(),
         })
     }
 
@@ -515,6 +546,7 @@ impl Kernel {
             let p = self.pt.pages[idx as usize];
             match p.state {
                 PageState::Resident => {
+                    self.writeback_cancel(idx);
                     if p.has(flags::SWAPCACHE) {
                         self.drop_swap_copy(idx);
                     }

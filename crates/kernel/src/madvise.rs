@@ -24,6 +24,7 @@ impl Kernel {
             }
             match p.state {
                 PageState::Resident => {
+                    self.writeback_cancel(idx);
                     if p.has(flags::SWAPCACHE) {
                         self.drop_swap_copy(idx);
                     }
@@ -61,7 +62,10 @@ impl Kernel {
             Advice::Cold => {
                 for idx in first..end {
                     let p = self.pt.pages[idx as usize];
-                    if p.state == PageState::Resident && p.lru != LruList::Unevictable {
+                    // A page under writeback is being reclaimed already.
+                    if p.state == PageState::Resident
+                        && !matches!(p.lru, LruList::Unevictable | LruList::None)
+                    {
                         let lru = &mut self.procs[p.pid as usize].lru;
                         self.pt.lru_del(lru, idx);
                         self.pt
@@ -90,6 +94,7 @@ impl Kernel {
                         continue;
                     }
                     self.pt.pages[idx as usize].flags |= flags::MLOCKED;
+                    self.writeback_cancel(idx);
                     if p.state == PageState::Resident && p.lru != LruList::Unevictable {
                         self.pt
                             .lru_move_head(&mut self.procs[p.pid as usize].lru, idx, LruList::Unevictable);
@@ -103,6 +108,7 @@ impl Kernel {
                         continue;
                     }
                     self.pt.pages[idx as usize].flags &= !flags::MLOCKED;
+                    self.writeback_cancel(idx);
                     if p.state == PageState::Resident {
                         let list = LruList::inactive(p.kind.is_anon());
                         self.pt

@@ -5,8 +5,10 @@
 //! `inactive_is_low` (ratio `sqrt(10 × GB)`) deciding whether active pages are deactivated; the
 //! inactive-tail decision through the policy's [`crate::hooks::ReclaimHook`] (stock: accessed-bit
 //! second chance, file pages need two references); anon pages swapped out in batches of
-//! `SWAP_CLUSTER_MAX` to the first backend with room; clean file pages dropped, dirty ones written
-//! back to flash first; a workingset shadow (eviction clock) stored in each evicted page.
+//! `SWAP_CLUSTER_MAX` to the first backend with room (on flash the pages go under writeback and
+//! their frames are freed when the write completes, see `writeback.rs`); clean file pages
+//! dropped, dirty ones written back to flash first; a workingset shadow (eviction clock) stored
+//! in each evicted page.
 //! Costs: `reclaim_scan_ns` per page scanned, `reclaim_unmap_ns` per page evicted, plus the
 //! backend's compression CPU.
 
@@ -23,9 +25,12 @@ pub(crate) struct ReclaimOutcome {
     pub scanned: u64,
     /// CPU spent (all categories), already charged to the actor.
     pub cpu_ns: Nanos,
-    /// Time the reclaimer waited for swap writeback to complete before it could free the frames
-    /// (flash swap; zram is synchronous and costs only CPU).
+    /// Time the reclaimer was blocked submitting swap writes (full request queue; flash swap;
+    /// zram is synchronous and costs only CPU).
     pub io_wait_ns: Nanos,
+    /// Pages put under writeback (frames freed when their writes complete, not counted in
+    /// `reclaimed`).
+    pub writeback: u64,
 }
 
 struct ScanCtx {
@@ -357,12 +362,17 @@ impl Kernel {
         );
         match stored {
             Some(cost) => {
-                // A page under writeback cannot be freed until its write completes: the reclaimer
-                // waits (Linux throttles reclaim on writeback; the frames stay in the swap cache).
+                // An asynchronous write (flash) leaves the pages under writeback: their frames
+                // are freed at completion (`complete_writeback`), not now. The reclaimer waited
+                // only if the request queue was full.
                 ctx.out.io_wait_ns += cost.wait_ns;
                 ctx.compress_ns += cost.compress_ns;
                 ctx.reclaim_ns += cost.cpu_other_ns + batch.len() as u64 * self.params.reclaim_unmap_ns;
-                ctx.out.reclaimed += batch.len() as u64;
+                if cost.complete_ns > 0 {
+                    ctx.out.writeback += batch.len() as u64;
+                } else {
+                    ctx.out.reclaimed += batch.len() as u64;
+                }
             }
             None => {
                 // No backend took the batch: the pages stay, activated (Linux `activate_locked`).
@@ -397,6 +407,10 @@ impl Kernel {
                     owner.resize(h as usize + 1, NIL);
                 }
                 owner[h as usize] = sp.page;
+                if cost.complete_ns > 0 {
+                    self.start_writeback(sp.page, dev as u8, h, now + cost.complete_ns);
+                    continue;
+                }
                 self.free_resident_frame(sp.page);
                 let page = &mut self.pt.pages[sp.page as usize];
                 page.state = PageState::Swapped;
@@ -479,7 +493,7 @@ impl Kernel {
             self.reclaim_one(idx, &mut ctx);
         }
         self.flush_swap_batch(&mut ctx);
-        self.vmstat.madvise_pageout_pages += ctx.out.reclaimed;
+        self.vmstat.madvise_pageout_pages += ctx.out.reclaimed + ctx.out.writeback;
         self.cpu.charge(ctx.actor, Category::Reclaim, ctx.reclaim_ns);
         self.cpu.charge(ctx.actor, Category::Compress, ctx.compress_ns);
         self.sync_backend_frames();

@@ -8,11 +8,14 @@
 //! content, so a lost or mixed-up page is counted, never silent.
 //!
 //! Costs: a backend reports CPU work per category (charged by the kernel to the thread doing the
-//! swap-out or swap-in) and the I/O latency the calling thread waits for. A swap-out to flash
-//! returns the time until its write completes: the frames cannot be freed before, so reclaim
-//! waits for it (writeback throttling). The writes occupy the shared device queue, so they also
-//! delay later reads: the queueing Fleet §3.1 observes.
+//! swap-out or swap-in) and the I/O latency the calling thread waits for. A swap-out to flash is
+//! asynchronous: it returns the time the submitter was blocked on a full request queue
+//! ([`NR_REQUESTS`]) and the time until its writes complete (`IoCost::complete_ns`); the kernel
+//! keeps the pages under writeback, holding their frames, until then (`writeback.rs`). The
+//! writes occupy the shared device queue, so they also delay later reads: the queueing Fleet
+//! §3.1 observes.
 
+use crate::swapmap::SwapMap;
 use crate::types::{PageIdx, Pid, SwapHandle};
 use content::{ContentId, ContentStore};
 use engine::{Category, Nanos};
@@ -34,8 +37,12 @@ pub struct IoCost {
     pub compress_ns: Nanos,
     pub decompress_ns: Nanos,
     pub cpu_other_ns: Nanos,
-    /// Time the calling thread waits (synchronous I/O incl. queueing), beyond the CPU above.
+    /// Time the calling thread waits (synchronous I/O incl. queueing, or blocked submitting to a
+    /// full request queue), beyond the CPU above.
     pub wait_ns: Nanos,
+    /// Asynchronous writes: time from the call until the last one completes (0 = nothing left
+    /// in flight). The pages stay under writeback, holding their frames, until then.
+    pub complete_ns: Nanos,
     pub bytes_read: u64,
     pub bytes_written: u64,
 }
@@ -46,6 +53,7 @@ impl IoCost {
         self.decompress_ns += o.decompress_ns;
         self.cpu_other_ns += o.cpu_other_ns;
         self.wait_ns += o.wait_ns;
+        self.complete_ns = self.complete_ns.max(o.complete_ns);
         self.bytes_read += o.bytes_read;
         self.bytes_written += o.bytes_written;
     }
@@ -176,8 +184,14 @@ pub trait SwapBackend {
     }
 }
 
+/// Requests a block device queue holds before a submitter blocks (Linux `BLKDEV_MAX_RQ`, the
+/// default `nr_requests` of the legacy request queue used by the 3.18-era UFS/eMMC drivers;
+/// `get_request` puts the submitter to sleep while the queue is full).
+pub const NR_REQUESTS: usize = 128;
+
 /// A flash device (UFS/eMMC): per-I/O latency plus transfer time, one FIFO queue with a
-/// busy-until time, and byte counters (bytes written = wear).
+/// busy-until time, a request queue of [`NR_REQUESTS`] entries (a writer submitting to a full
+/// queue waits for the oldest request to complete), and byte counters (bytes written = wear).
 #[derive(Debug, Clone)]
 pub struct FlashDevice {
     read_latency_ns: Nanos,
@@ -185,12 +199,16 @@ pub struct FlashDevice {
     read_ns_per_kib: f64,
     write_ns_per_kib: f64,
     busy_until: Nanos,
+    /// Completion times of the requests in the queue (FIFO service: non-decreasing).
+    in_flight: std::collections::VecDeque<Nanos>,
     pub bytes_read: u64,
     pub bytes_written: u64,
     pub reads: u64,
     pub writes: u64,
     /// Total time requests waited for the queue.
     pub queue_wait_ns: u128,
+    /// Total time writers were blocked on a full request queue.
+    pub submit_block_ns: u128,
 }
 
 impl FlashDevice {
@@ -201,11 +219,13 @@ impl FlashDevice {
             read_ns_per_kib: 1024.0 * 1e9 / (read_mb_s * 1e6),
             write_ns_per_kib: 1024.0 * 1e9 / (write_mb_s * 1e6),
             busy_until: 0,
+            in_flight: Default::default(),
             bytes_read: 0,
             bytes_written: 0,
             reads: 0,
             writes: 0,
             queue_wait_ns: 0,
+            submit_block_ns: 0,
         }
     }
 
@@ -220,10 +240,24 @@ impl FlashDevice {
     }
 
     fn submit(&mut self, now: Nanos, service: Nanos) -> Nanos {
+        while self.in_flight.front().is_some_and(|&c| c <= now) {
+            self.in_flight.pop_front();
+        }
         let start = now.max(self.busy_until);
         self.queue_wait_ns += (start - now) as u128;
         self.busy_until = start + service;
+        self.in_flight.push_back(self.busy_until);
         self.busy_until - now
+    }
+
+    /// Time a submitter at `now` must wait for a free request slot (0 if the queue has room).
+    pub fn submit_delay(&self, now: Nanos) -> Nanos {
+        let live = self.in_flight.iter().rev().take_while(|&&c| c > now).count();
+        if live < NR_REQUESTS {
+            return 0;
+        }
+        // FIFO: the slot frees when the oldest live request completes.
+        self.in_flight[self.in_flight.len() - live] - now
     }
 
     /// A synchronous read of `bytes` issued at `now`; returns the time until it completes.
@@ -243,21 +277,31 @@ impl FlashDevice {
         self.submit(now, service)
     }
 
+    /// Submit an asynchronous write of `bytes` at `now`, first waiting for a request slot if the
+    /// queue is full. Returns (time blocked before submission, completion delay from `now`).
+    pub fn write_throttled(&mut self, now: Nanos, bytes: u64) -> (Nanos, Nanos) {
+        let blocked = self.submit_delay(now);
+        self.submit_block_ns += blocked as u128;
+        let done = self.write(now + blocked, bytes);
+        (blocked, blocked + done)
+    }
+
     pub fn busy_until(&self) -> Nanos {
         self.busy_until
     }
 }
 
-/// A swap partition on flash: 4 KiB slots allocated in order (like the kernel's cluster
-/// allocator, which keeps a reclaim batch contiguous so that readahead finds neighbours).
+/// A swap partition (or swap file) on flash: 4 KiB slots from the cluster allocator
+/// ([`SwapMap`]), so a reclaim batch lands in adjacent slots; each run of adjacent slots of a
+/// batch is one write request (bios for adjacent sectors merge under the reclaimer's block plug,
+/// `blk_start_plug` in `shrink_lruvec`).
 #[derive(Debug)]
 pub struct FlashSwap {
     /// Content stored in each slot (`NO_CONTENT` = free).
     slots: Vec<ContentId>,
     /// Checksum of the bytes written to each slot (what a read gives back).
     sums: Vec<u64>,
-    free_slots: Vec<u32>,
-    next_fresh: u32,
+    map: SwapMap,
     stored: u64,
     bytes_read: u64,
     bytes_written: u64,
@@ -270,21 +314,11 @@ impl FlashSwap {
         Self {
             slots: vec![NO_CONTENT; capacity_pages as usize],
             sums: vec![0; capacity_pages as usize],
-            free_slots: Vec::new(),
-            next_fresh: 0,
+            map: SwapMap::new(capacity_pages),
             stored: 0,
             bytes_read: 0,
             bytes_written: 0,
         }
-    }
-
-    fn alloc_slot(&mut self) -> Option<u32> {
-        // Prefer fresh slots in order (contiguous batches), then recycled ones.
-        if (self.next_fresh as usize) < self.slots.len() {
-            self.next_fresh += 1;
-            return Some(self.next_fresh - 1);
-        }
-        self.free_slots.pop()
     }
 }
 
@@ -307,21 +341,37 @@ impl SwapBackend for FlashSwap {
         if (pages.len() as u64) > free {
             return Err(SwapError::Full);
         }
+        let base = handles.len();
         for p in pages {
-            let slot = self.alloc_slot().ok_or(SwapError::Full)?;
+            let slot = self.map.alloc().ok_or(SwapError::Full)?;
             self.slots[slot as usize] = p.content;
             self.sums[slot as usize] = env.contents.checksum(p.content);
             handles.push(slot);
         }
         self.stored += pages.len() as u64;
         let bytes = pages.len() as u64 * 4096;
-        // Asynchronous writeback: occupies the queue; the reclaimer does not wait.
-        env.flash.write(env.now, bytes);
         self.bytes_written += bytes;
-        Ok(IoCost {
+        // One write request per run of adjacent slots; the submitter blocks while the request
+        // queue is full. The writes complete asynchronously (the pages stay under writeback).
+        let mut cost = IoCost {
             bytes_written: bytes,
             ..IoCost::default()
-        })
+        };
+        let new = &handles[base..];
+        let mut i = 0;
+        while i < new.len() {
+            let mut j = i + 1;
+            while j < new.len() && new[j] == new[j - 1] + 1 {
+                j += 1;
+            }
+            let (blocked, done) = env
+                .flash
+                .write_throttled(env.now + cost.wait_ns, (j - i) as u64 * 4096);
+            cost.complete_ns = cost.complete_ns.max(cost.wait_ns + done);
+            cost.wait_ns += blocked;
+            i = j;
+        }
+        Ok(cost)
     }
 
     fn load(&mut self, env: &mut BackendEnv, handle: SwapHandle) -> Loaded {
@@ -365,7 +415,7 @@ impl SwapBackend for FlashSwap {
             "double free of swap slot"
         );
         self.slots[handle as usize] = NO_CONTENT;
-        self.free_slots.push(handle);
+        self.map.free(handle);
         self.stored -= 1;
     }
 

@@ -187,6 +187,12 @@ pub mod flags {
     /// `Page::shadow`, backend in `swap_dev`). Reclaiming it is an unmap without I/O; a write
     /// frees the copy.
     pub const SWAPCACHE: u16 = 1 << 8;
+    /// PG_writeback: a swap-out to an asynchronous device (flash) is in flight. The page is
+    /// resident (it keeps its frame), swap-cached (the handle in `Page::shadow`), off every LRU
+    /// list and unmapped; its frame is freed when the write completes
+    /// ([`crate::Kernel::complete_writeback`]). A touch before then is a swap-cache hit that ends
+    /// the reclaim (the page goes back on the LRU, keeping its copy).
+    pub const WRITEBACK: u16 = 1 << 9;
 }
 
 /// madvise-like hints from higher layers (runtime, framework, policies).

@@ -514,6 +514,9 @@ fn reclaim_prefers_cold_pages() {
             .ns;
         k.advance_to(now);
     }
+    // Let the flash writes in flight complete (their frames are freed then).
+    k.advance_to(now + 1_000_000_000);
+    assert_eq!(k.writeback_pages(), 0);
     let swapped = |first: u32, len: u32| {
         (first..first + len)
             .filter(|&i| k.page(i).unwrap().state == PageState::Swapped)
@@ -577,4 +580,58 @@ fn watermarks_follow_linux() {
     // tmp = max(6846/4, 1_000_000*10/10000 = 1000) = 1711
     assert_eq!(w.low, 6846 + 1711);
     assert_eq!(w.high, 6846 + 2 * 1711);
+}
+
+/// Swap-out to flash: frames stay allocated until the writes complete; direct reclaim waits for
+/// them; a touch during writeback is a swap-cache hit; every page is still in exactly one place.
+#[test]
+fn flash_writeback_holds_frames_until_completion() {
+    let mut k = kernel_with(65_536);
+    let a = k.spawn("a", 900, 2);
+    let managed = k.buddy().nr_pages();
+    let src = ContentSource {
+        base: 0,
+        len: 64,
+        seed: 5,
+    };
+    let n = 4096;
+    let first = k.mmap(a, n, PageKind::NativeAnon, false, src).unwrap();
+    let now = k.access_range(0, Actor::AppMain(a), first, n, true).unwrap().ns;
+    let free0 = k.free_pages();
+    k.madvise(now, Actor::AppMain(a), first, n, Advice::PageOut);
+    // Submitted, not freed: the pages are under writeback and keep their frames.
+    assert_eq!(k.writeback_pages(), n as u64);
+    assert_eq!(k.free_pages(), free0);
+    k.check_invariants().unwrap();
+    // A touch before completion finds the page in the swap cache (no I/O, no swap-in).
+    let s = k.access(now, Actor::AppMain(a), first, false).unwrap();
+    assert!(s.ns > 0 && k.vmstat.pswpin == 0);
+    assert_eq!(k.page(first).unwrap().state, PageState::Resident);
+    k.check_invariants().unwrap();
+    // Completion frees the rest.
+    k.advance_to(now + 2_000_000_000);
+    assert_eq!(k.writeback_pages(), 0);
+    assert_eq!(k.free_pages(), free0 + n as u64 - 1);
+    k.check_invariants().unwrap();
+    // Under pressure, direct reclaim throttles on writeback instead of OOM-killing.
+    let b = k.spawn("b", 900, 2);
+    let hog = k.mmap(b, managed, PageKind::NativeAnon, false, src).unwrap();
+    let t = k
+        .access_range(now, Actor::AppMain(b), hog, managed, true)
+        .unwrap()
+        .ns;
+    assert!(
+        k.vmstat.reclaim_throttle_ns > 0,
+        "reclaim waited for writeback: {:?}",
+        k.vmstat
+    );
+    assert_eq!(k.vmstat.oom_kill, 0);
+    assert!(t > 0);
+    k.check_invariants().unwrap();
+    // Every swapped page comes back with its bytes.
+    k.advance_to(now + t + 5_000_000_000);
+    k.access_range(now + t, Actor::AppMain(a), first, n, false)
+        .unwrap();
+    assert_eq!(k.integrity.checksum_mismatches, 0);
+    k.check_invariants().unwrap();
 }

@@ -258,6 +258,8 @@ fn mlocked_pages_are_never_reclaimed_and_count_as_mlocked() {
     k.madvise(now, Actor::AppMain(pid), locked, managed / 4, Advice::Munlock);
     assert_eq!(k.meminfo().mlocked, 0);
     k.madvise(now, Actor::AppMain(pid), locked, managed / 4, Advice::PageOut);
+    // The flash writes complete later; the frames are freed then.
+    k.advance_to(now + 3_000_000_000);
     assert!((locked..locked + managed / 4).all(|i| state(&k, i) == PageState::Swapped));
     k.check_invariants().unwrap();
 }
@@ -327,6 +329,7 @@ fn facade_queues_hook_reaching_operations_and_applies_them_in_order() {
     let stall = k.apply_policy_cmds();
     assert!(stall.ns > 0, "PAGEOUT and migration cost the caller");
     assert_eq!(k.pending_policy_cmds(), 0);
+    k.advance_to(now + 1_000_000_000);
     assert!((first..first + 128).all(|i| state(&k, i) == PageState::Swapped));
     assert_eq!(k.meminfo().mlocked, 72);
     assert!(k.vmstat.pgmigrate_success >= 128);

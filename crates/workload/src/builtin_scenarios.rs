@@ -54,6 +54,10 @@ const BUILTINS: &[(&str, &str)] = &[
         include_str!("../scenarios/ariadne-table2-heavy.toml"),
     ),
     (
+        "ariadne-fig3-kswapd",
+        include_str!("../scenarios/ariadne-fig3-kswapd.toml"),
+    ),
+    (
         "marvin-fig3-alloc",
         include_str!("../scenarios/marvin-fig3-alloc.toml"),
     ),

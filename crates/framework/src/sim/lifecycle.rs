@@ -20,7 +20,11 @@ impl Simulation {
             if was_fg {
                 Some(now)
             } else {
-                self.hot_launch(now, app, ctx)
+                // The kernel scores the relaunch's swap-in locality (Ariadne Table 3).
+                self.k.trace_swapins(self.rt[app].pid);
+                let end = self.hot_launch(now, app, ctx);
+                self.k.trace_swapins(None);
+                end
             }
         } else {
             self.cold_launch(now, app)

@@ -1,8 +1,9 @@
 //! ZRAM: a compressed swap device in DRAM, on real page contents.
 //!
 //! What is modelled (Linux `drivers/block/zram/zram_drv.c`, `mm/zsmalloc.c`, 6.x):
-//! - **Slots**: one per stored 4 KiB page (the swap handle is the slot index; freed slots are
-//!   reused LIFO, so handles stay small and dense). Capacity = `disksize / 4096`; a store that
+//! - **Slots**: one per stored 4 KiB page (the swap handle is the slot index). Slots come from the
+//!   swap layer's cluster allocator ([`crate::swapmap::SwapMap`], `scan_swap_map_slots`), in the
+//!   order of the store batch, so pages swapped out together sit in adjacent slots. Capacity = `disksize / 4096`; a store that
 //!   does not fit returns [`SwapError::Full`] (the kernel then must kill, not lose data).
 //! - **Same-filled pages** (every 64-bit word equal, `page_same_filled`): stored as the fill value
 //!   only (`ZRAM_SAME`), no pool memory, counted in `same_pages` and `orig_data_size`.
@@ -48,6 +49,7 @@ use crate::swap::{
     BackendEnv, BackendUsage, IoCost, Loaded, SwapBackend, SwapError, SwapMaintenance, SwapOutPage,
     WritebackMode,
 };
+use crate::swapmap::SwapMap;
 use crate::types::SwapHandle;
 use content::memo::{Blob, ChunkKey};
 use content::{checksum, Codec, CompressionMemo, ContentId, ContentStore, CostTable, Verify, PAGE_SIZE};
@@ -313,7 +315,7 @@ pub struct Zram {
     memo: CompressionMemo,
     pool: ZsPool,
     slots: Vec<Slot>,
-    free_slots: Vec<u32>,
+    map: SwapMap,
     chunks: Vec<Option<Chunk>>,
     free_chunks: Vec<u32>,
     capacity: u64,
@@ -376,7 +378,7 @@ impl Zram {
             memo: CompressionMemo::new(),
             pool,
             slots: Vec::new(),
-            free_slots: Vec::new(),
+            map: SwapMap::new(capacity.min(u32::MAX as u64) as u32),
             chunks: Vec::new(),
             free_chunks: Vec::new(),
             capacity,
@@ -446,17 +448,16 @@ impl Zram {
         *self.same_cache[i].get_or_insert_with(|| same_filled(contents.page(id)))
     }
 
-    fn alloc_slot(&mut self, s: Slot) -> SwapHandle {
-        match self.free_slots.pop() {
-            Some(h) => {
-                self.slots[h as usize] = s;
-                h
-            }
-            None => {
-                self.slots.push(s);
-                (self.slots.len() - 1) as SwapHandle
-            }
+    /// Take the next slot from the cluster allocator (the caller checked the capacity).
+    fn alloc_slot(&mut self) -> SwapHandle {
+        let h = self
+            .map
+            .alloc()
+            .expect("zram capacity checked before allocating slots");
+        if self.slots.len() <= h as usize {
+            self.slots.resize(h as usize + 1, Slot::Free);
         }
+        h
     }
 
     /// Allocate pool objects for `comp` compressed bytes of a chunk of `orig` bytes stored as one
@@ -793,15 +794,16 @@ impl SwapBackend for Zram {
         self.rest.clear();
         self.rest_idx.clear();
         for (i, p) in pages.iter().enumerate() {
+            // Slots in batch order (`add_to_swap` per page as reclaim walks the batch).
+            let h = self.alloc_slot();
+            handles.push(h);
             match self.same_value(env.contents, p.content) {
                 Some(v) => {
-                    let h = self.alloc_slot(Slot::Same(v));
-                    handles.push(h);
+                    self.slots[h as usize] = Slot::Same(v);
                     self.same_pages += 1;
                     cost.cpu_other_ns += ns(self.cfg.copy_ns_per_page * env.cpu_factor);
                 }
                 None => {
-                    handles.push(SwapHandle::MAX);
                     self.rest.push(*p);
                     self.rest_idx.push(i);
                 }
@@ -834,11 +836,11 @@ impl SwapBackend for Zram {
             let n = plan.pages as usize;
             let cid = self.store_chunk(env, *plan, &rest[at..at + n], &mut cost);
             for k in 0..n {
-                let h = self.alloc_slot(Slot::InChunk {
+                let h = handles[base + rest_idx[at + k]];
+                self.slots[h as usize] = Slot::InChunk {
                     chunk: cid,
                     index: k as u16,
-                });
-                handles[base + rest_idx[at + k]] = h;
+                };
                 self.chunks[cid as usize]
                     .as_mut()
                     .expect("new chunk")
@@ -969,7 +971,7 @@ impl SwapBackend for Zram {
             }
         }
         self.pages_stored -= 1;
-        self.free_slots.push(handle);
+        self.map.free(handle);
     }
 
     fn neighbours(&self, handle: SwapHandle, max: usize, out: &mut Vec<SwapHandle>) {

@@ -1,0 +1,124 @@
+//! Pages under swap writeback (PG_writeback) and the reclaim throttling that waits for them.
+//!
+//! A swap-out to an asynchronous device (flash) does not free the frames at submission: as in
+//! Linux, `shrink_folio_list` → `pageout` → `swap_writepage` starts the write and the page stays
+//! in the swap cache with PG_writeback set; its frame can be freed only after
+//! `end_page_writeback` (the page is rotated to the inactive tail, `rotate_reclaimable_page`, and
+//! the next scan frees it). The model frees it at completion directly. Until then the page is
+//! resident, off the LRU lists, and a touch finds it in the swap cache (a minor fault).
+//!
+//! Throttling (what makes allocation under pressure follow the flash write bandwidth):
+//! - a writer submitting to a full request queue blocks ([`crate::swap::NR_REQUESTS`]);
+//! - direct reclaim that took pages but freed fewer than `SWAP_CLUSTER_MAX` waits for writeback
+//!   to complete, at most `HZ/10` (Linux 3.18: `wait_iff_congested(zone, BLK_RW_ASYNC, HZ/10)` in
+//!   `shrink_inactive_list` and the `HZ/50` wait in `__alloc_pages_slowpath` before a retry;
+//!   5.16+: `reclaim_throttle(pgdat, VMSCAN_THROTTLE_WRITEBACK)`, woken when
+//!   `SWAP_CLUSTER_MAX` pages finished writeback, timeout `HZ/10`);
+//! - kswapd, once the pages under writeback would bring free memory to the high watermark, waits
+//!   for completions instead of taking more pages (3.18: `congestion_wait(BLK_RW_ASYNC, HZ/10)`
+//!   when it meets pages under writeback at the LRU tail, `nr_immediate`).
+//!
+//! Simplified: the wait ends at the completion that frees the pages needed (or after `HZ/10`),
+//! not at a congestion wake-up; completions are processed when a reclaimer or the allocator
+//! looks (`advance_to`, kswapd steps, direct reclaim).
+
+use crate::types::*;
+use crate::Kernel;
+use engine::Nanos;
+use std::cmp::Reverse;
+
+/// Longest single throttle wait (`HZ/10`, 100 ms).
+pub(crate) const THROTTLE_MAX_NS: Nanos = 100_000_000;
+
+impl Kernel {
+    /// Put `idx` (resident, already off its LRU list, its copy stored under handle `h` on `dev`)
+    /// under writeback until `done`.
+    pub(crate) fn start_writeback(&mut self, idx: PageIdx, dev: u8, h: SwapHandle, done: Nanos) {
+        let page = &mut self.pt.pages[idx as usize];
+        page.flags = (page.flags | flags::SWAPCACHE | flags::WRITEBACK)
+            & !(flags::DIRTY | flags::ACCESSED | flags::REFERENCED);
+        page.shadow = h;
+        page.swap_dev = dev;
+        self.writeback_q.push(Reverse((done, idx, h)));
+        self.writeback_pages += 1;
+        self.vmstat.swapout_writeback_pages += 1;
+    }
+
+    /// Pages currently under writeback.
+    pub fn writeback_pages(&self) -> u64 {
+        self.writeback_pages
+    }
+
+    /// `end_page_writeback` for every write completed by `now`: the frames of pages still
+    /// waiting for it are freed (the page becomes swapped). Returns the frames freed.
+    pub fn complete_writeback(&mut self, now: Nanos) -> u64 {
+        let mut freed = 0;
+        while let Some(&Reverse((done, idx, h))) = self.writeback_q.peek() {
+            if done > now {
+                break;
+            }
+            self.writeback_q.pop();
+            let p = self.pt.pages[idx as usize];
+            // Entries of pages touched, unmapped or freed meanwhile are stale.
+            if p.state != PageState::Resident || !p.has(flags::WRITEBACK) || p.shadow != h {
+                continue;
+            }
+            self.writeback_pages -= 1;
+            self.free_resident_frame(idx);
+            let shadow = self.shadow_now();
+            let page = &mut self.pt.pages[idx as usize];
+            page.state = PageState::Swapped;
+            page.loc = p.shadow;
+            page.shadow = shadow;
+            page.flags &= !(flags::WRITEBACK | flags::SWAPCACHE | flags::ACCESSED | flags::REFERENCED);
+            self.note_state_change(PageState::Resident, PageState::Swapped);
+            self.procs[p.pid as usize].counters.swap += 1;
+            self.nonresident_age = self.nonresident_age.wrapping_add(1);
+            freed += 1;
+        }
+        self.vmstat.writeback_completed += freed;
+        freed
+    }
+
+    /// The page is needed again before its write completed (touched, mlocked, unmapped): it
+    /// leaves writeback and goes back to the inactive LRU head as a swap-cached page (its copy
+    /// stays valid). Its queue entry becomes stale.
+    pub(crate) fn writeback_cancel(&mut self, idx: PageIdx) {
+        let p = self.pt.pages[idx as usize];
+        if !p.has(flags::WRITEBACK) {
+            return;
+        }
+        self.pt.pages[idx as usize].flags &= !flags::WRITEBACK;
+        self.writeback_pages -= 1;
+        let list = if p.has(flags::MLOCKED) {
+            LruList::Unevictable
+        } else {
+            LruList::inactive(p.kind.is_anon())
+        };
+        self.pt
+            .lru_add_head(&mut self.procs[p.pid as usize].lru, idx, list);
+        self.vmstat.writeback_rescued += 1;
+    }
+
+    /// Time from `now` until `need` more pages under writeback have completed (all of them if
+    /// fewer are in flight), capped at [`THROTTLE_MAX_NS`]; `None` if nothing is in flight.
+    pub(crate) fn writeback_wait(&self, now: Nanos, need: u64) -> Option<Nanos> {
+        if self.writeback_pages == 0 {
+            return None;
+        }
+        // The heap is small (≤ the request queue's worth of pages in practice): sort a copy of
+        // the live completion times.
+        let mut times: Vec<Nanos> = self
+            .writeback_q
+            .iter()
+            .filter(|Reverse((_, i, h))| {
+                let p = &self.pt.pages[*i as usize];
+                p.has(flags::WRITEBACK) && p.shadow == *h
+            })
+            .map(|Reverse((t, _, _))| *t)
+            .collect();
+        times.sort_unstable();
+        let k = (need.max(1) as usize).min(times.len()) - 1;
+        Some(times[k].saturating_sub(now).min(THROTTLE_MAX_NS))
+    }
+}
