@@ -507,6 +507,7 @@ pub fn simulate_on(
 
 mod plan;
 pub mod reproduce;
+pub mod sweep;
 
 pub use plan::{plan_runs, plan_runs_with, Lookup, RunPlan};
 

@@ -5,4 +5,5 @@ pub mod compress_study;
 pub mod inspect;
 pub mod reproduce;
 pub mod run;
+pub mod sweep;
 pub mod zram_check;
