@@ -63,14 +63,7 @@ fn main() {
         // One line, no backtrace: errors name the file, the place and what was expected.
         // Nested errors already include their source in their own message: print each cause
         // only if the text so far does not hold it yet.
-        let mut msg = e.to_string();
-        for cause in e.chain().skip(1) {
-            let c = cause.to_string();
-            if !msg.contains(&c) {
-                msg = format!("{msg}: {c}");
-            }
-        }
-        eprintln!("error: {msg}");
+        eprintln!("error: {}", hotlaunch::error_line(&e));
         std::process::exit(1);
     }
 }

@@ -43,7 +43,7 @@ pub struct SweepGrid {
 }
 
 /// One point of a sweep.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, Deserialize)]
 pub struct Point {
     /// The scenario as written in the sweep file (built-in name or path).
     pub scenario: String,
@@ -109,7 +109,12 @@ impl SweepGrid {
         let line = |section: &str, key: &str| tomlerr::find_key_line(text, section, key);
         let nonempty = |v: &[String], key: &str, what: &str| {
             if v.is_empty() || v.iter().any(|s| s.trim().is_empty()) {
-                Err(err(origin, line("", key), key, &format!("expected a non-empty list of {what}")))
+                Err(err(
+                    origin,
+                    line("", key),
+                    key,
+                    &format!("expected a non-empty list of {what}"),
+                ))
             } else {
                 Ok(())
             }
@@ -119,7 +124,12 @@ impl SweepGrid {
         for p in &raw.policies {
             policy::by_name(p).map_err(|_| {
                 let known = policy::names().join(", ");
-                err(origin, line("", "policies"), "policies", &format!("expected known policies ({known}), got {p:?}"))
+                err(
+                    origin,
+                    line("", "policies"),
+                    "policies",
+                    &format!("expected known policies ({known}), got {p:?}"),
+                )
             })?;
         }
         let dup = |v: &[String], key: &str| {
@@ -133,19 +143,31 @@ impl SweepGrid {
         dup(&raw.scenarios, "scenarios")?;
         dup(&raw.policies, "policies")?;
         if raw.seeds.is_empty() || raw.seeds.iter().any(|&s| s < 0) {
-            return Err(err(origin, line("", "seeds"), "seeds", "expected a non-empty list of non-negative integers"));
+            return Err(err(
+                origin,
+                line("", "seeds"),
+                "seeds",
+                "expected a non-empty list of non-negative integers",
+            ));
         }
         let seeds: Vec<u64> = raw.seeds.iter().map(|&s| s as u64).collect();
         let set: BTreeSet<u64> = seeds.iter().copied().collect();
         if set.len() != seeds.len() {
-            return Err(err(origin, line("", "seeds"), "seeds", "expected no repeated seeds"));
+            return Err(err(
+                origin,
+                line("", "seeds"),
+                "seeds",
+                "expected no repeated seeds",
+            ));
         }
         let mut params = Vec::new();
         for (pol, table) in &raw.params {
             let section = format!("params.{pol}");
             if !raw.policies.contains(pol) {
                 let l = tomlerr::find_key_line(text, "", &section).or_else(|| line("params", pol));
-                let l = l.or_else(|| (1..=text.lines().count()).find(|&n| tomlerr::section_at(text, n) == section));
+                let l = l.or_else(|| {
+                    (1..=text.lines().count()).find(|&n| tomlerr::section_at(text, n) == section)
+                });
                 return Err(err(
                     origin,
                     l,
@@ -168,11 +190,25 @@ impl SweepGrid {
                 for v in values {
                     let t = match &v {
                         toml::Value::String(s) => s.clone(),
-                        toml::Value::Integer(_) | toml::Value::Float(_) | toml::Value::Boolean(_) => v.to_string(),
-                        _ => return Err(err(origin, l, &dotted, "expected scalar values (number, boolean, string)")),
+                        toml::Value::Integer(_) | toml::Value::Float(_) | toml::Value::Boolean(_) => {
+                            v.to_string()
+                        }
+                        _ => {
+                            return Err(err(
+                                origin,
+                                l,
+                                &dotted,
+                                "expected scalar values (number, boolean, string)",
+                            ))
+                        }
                     };
                     policy::params::parse_text(pol, &specs, key, &t).map_err(|e| {
-                        err(origin, l, &dotted, &format!("expected {}, got {}", e.expected, e.got))
+                        err(
+                            origin,
+                            l,
+                            &dotted,
+                            &format!("expected {}, got {}", e.expected, e.got),
+                        )
                     })?;
                     if texts.contains(&t) {
                         return Err(err(origin, l, &dotted, "expected no repeated values"));
@@ -203,7 +239,7 @@ impl SweepGrid {
     }
 
     /// Every scenario must be built in or an existing file (named in a one-line error).
-    fn check_scenarios(&self, text: &str) -> anyhow::Result<()> {
+    pub fn check_scenarios(&self, text: &str) -> anyhow::Result<()> {
         for s in &self.scenarios {
             let p = self.scenario_path(s);
             if workload::builtin_scenarios::builtin_toml(&p).is_none() && !Path::new(&p).is_file() {

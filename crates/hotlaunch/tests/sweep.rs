@@ -76,16 +76,43 @@ fn grid_points_follow_the_file() {
 #[test]
 fn bad_sweep_files_give_one_line_errors_naming_line_and_key() {
     let cases = [
-        ("scenarios = [\"a\"]\npolicies = [\"android\"]\nseeds = [1]\nseed = 3\n", "line 4: key seed"),
-        ("scenarios = [\"a\"]\npolicies = [\"andriod\"]\nseeds = [1]\n", "line 2: key policies: expected known policies"),
-        ("scenarios = [\"a\"]\npolicies = [\"fleet\"]\nseeds = [1]\n[params.fleet]\nD = [2, 99]\n", "line 5: key params.fleet.D: expected"),
-        ("scenarios = [\"a\"]\npolicies = [\"fleet\"]\nseeds = [1]\n[params.fleet]\nDD = [2]\n", "line 5: key params.fleet.DD"),
-        ("scenarios = [\"a\"]\npolicies = [\"android\"]\nseeds = [1]\n[params.fleet]\nD = [2]\n", "line 4: key params.fleet: expected a policy of `policies`"),
-        ("scenarios = []\npolicies = [\"android\"]\nseeds = [1]\n", "line 1: key scenarios"),
-        ("scenarios = [\"a\"]\npolicies = [\"android\"]\nseeds = [-1]\n", "line 3: key seeds"),
-        ("scenarios = [\"a\"]\npolicies = [\"android\"]\nseeds = [1, 1]\n", "line 3: key seeds"),
+        (
+            "scenarios = [\"a\"]\npolicies = [\"android\"]\nseeds = [1]\nseed = 3\n",
+            "line 4: key seed",
+        ),
+        (
+            "scenarios = [\"a\"]\npolicies = [\"andriod\"]\nseeds = [1]\n",
+            "line 2: key policies: expected known policies",
+        ),
+        (
+            "scenarios = [\"a\"]\npolicies = [\"fleet\"]\nseeds = [1]\n[params.fleet]\nD = [2, 99]\n",
+            "line 5: key params.fleet.D: expected",
+        ),
+        (
+            "scenarios = [\"a\"]\npolicies = [\"fleet\"]\nseeds = [1]\n[params.fleet]\nDD = [2]\n",
+            "line 5: key params.fleet.DD",
+        ),
+        (
+            "scenarios = [\"a\"]\npolicies = [\"android\"]\nseeds = [1]\n[params.fleet]\nD = [2]\n",
+            "line 4: key params.fleet: expected a policy of `policies`",
+        ),
+        (
+            "scenarios = []\npolicies = [\"android\"]\nseeds = [1]\n",
+            "line 1: key scenarios",
+        ),
+        (
+            "scenarios = [\"a\"]\npolicies = [\"android\"]\nseeds = [-1]\n",
+            "line 3: key seeds",
+        ),
+        (
+            "scenarios = [\"a\"]\npolicies = [\"android\"]\nseeds = [1, 1]\n",
+            "line 3: key seeds",
+        ),
         ("scenarios = [\"a\"]\npolicies = [\"android\"]\n", "key seeds"),
-        ("scenarios = \"a\"\npolicies = [\"android\"]\nseeds = [1]\n", "line 1: key scenarios"),
+        (
+            "scenarios = \"a\"\npolicies = [\"android\"]\nseeds = [1]\n",
+            "line 1: key scenarios",
+        ),
     ];
     for (text, want) in cases {
         let e = format!("{:#}", SweepGrid::from_toml_str(text, "g.toml").unwrap_err());
@@ -95,11 +122,18 @@ fn bad_sweep_files_give_one_line_errors_naming_line_and_key() {
     }
     // An unknown scenario is named by the CLI, non-zero exit, one line.
     let d = dir("bad");
-    std::fs::write(d.join("s.toml"), "scenarios = [\"nope.toml\"]\npolicies = [\"android\"]\nseeds = [1]\n").unwrap();
+    std::fs::write(
+        d.join("s.toml"),
+        "scenarios = [\"nope.toml\"]\npolicies = [\"android\"]\nseeds = [1]\n",
+    )
+    .unwrap();
     let out = sweep(&d, "o", "1").output().unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("s.toml, line 1: key scenarios") && err.contains("nope.toml"), "{err}");
+    assert!(
+        err.contains("s.toml, line 1: key scenarios") && err.contains("nope.toml"),
+        "{err}"
+    );
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
 }
 
@@ -121,15 +155,25 @@ fn killed_sweep_resumes_without_redoing_or_losing_points() {
     child.kill().unwrap();
     child.wait().unwrap();
     let before = log_ids(&log);
-    assert!(!before.is_empty() && before.len() < 6, "killed midway: {} points", before.len());
-    assert!(!d.join("o/sweep.csv").exists(), "no table before every point is done");
+    assert!(
+        !before.is_empty() && before.len() < 6,
+        "killed midway: {} points",
+        before.len()
+    );
+    assert!(
+        !d.join("o/sweep.csv").exists(),
+        "no table before every point is done"
+    );
 
     let out = sweep(&d, "o", "2").output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains(&format!("{} already done", before.len())), "{err}");
     for id in &before {
-        assert!(!err.contains(&format!("done {id}\n")), "point {id} was redone: {err}");
+        assert!(
+            !err.contains(&format!("done {id}\n")),
+            "point {id} was redone: {err}"
+        );
     }
     let after = log_ids(&log);
     assert_eq!(after.len(), 6, "every point logged once: {after:?}");

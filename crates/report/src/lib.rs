@@ -13,6 +13,7 @@
 //! `index.html`.
 
 pub mod csv;
+pub mod events;
 pub mod format;
 pub mod html;
 pub mod json;

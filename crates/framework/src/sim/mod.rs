@@ -289,6 +289,8 @@ pub struct Simulation {
     alive_peak: u32,
     cached_at_first_kill: Option<u32>,
     gcs: Vec<GcRecord>,
+    launch_log: Vec<LaunchRecord>,
+    kill_log: Vec<KillRecord>,
     end: Nanos,
     io: io::IoState,
 }
@@ -406,6 +408,8 @@ impl Simulation {
             cached_at_first_kill: None,
             io: io::IoState::default(),
             gcs: Vec::new(),
+            launch_log: Vec::new(),
+            kill_log: Vec::new(),
             end,
         })
     }
@@ -513,6 +517,8 @@ impl Simulation {
             cached_at_first_kill: self.cached_at_first_kill,
             energy_j,
             gcs: self.gcs,
+            launch_log: self.launch_log,
+            kill_log: self.kill_log,
             kernel: self.k,
         }
     }

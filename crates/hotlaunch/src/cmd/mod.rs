@@ -2,6 +2,7 @@ pub mod bench;
 pub mod calibrate;
 pub mod capture;
 pub mod compress_study;
+pub mod export;
 pub mod inspect;
 pub mod reproduce;
 pub mod run;

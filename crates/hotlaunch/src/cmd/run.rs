@@ -26,6 +26,9 @@ pub struct Args {
     /// Write the report (index.html, report.json, CSV time series) to this directory.
     #[arg(long)]
     pub report: Option<PathBuf>,
+    /// Also write the run as a Perfetto trace (Chrome JSON trace events) to this file.
+    #[arg(long)]
+    pub perfetto: Option<PathBuf>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -143,6 +146,9 @@ pub fn execute(
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
+    if args.perfetto.is_some() {
+        return super::export::run(args);
+    }
     let name = args.scenario.as_deref().unwrap_or("default");
     execute(
         name,

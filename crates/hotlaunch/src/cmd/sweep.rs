@@ -25,7 +25,10 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let grid = SweepGrid::load(&args.file)?;
     let out = args.out.clone().unwrap_or_else(|| {
-        let stem = args.file.file_stem().map_or("sweep".into(), |s| s.to_string_lossy().to_string());
+        let stem = args
+            .file
+            .file_stem()
+            .map_or("sweep".into(), |s| s.to_string_lossy().to_string());
         PathBuf::from(format!("{stem}-sweep"))
     });
     std::fs::create_dir_all(&out)
@@ -37,7 +40,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .collect();
     if args.dry_run {
         for p in &points {
-            let state = if log.done.contains_key(&p.id()) { "done" } else { "todo" };
+            let state = if log.done.contains_key(&p.id()) {
+                "done"
+            } else {
+                "todo"
+            };
             println!("{state} {}", p.id());
         }
         return Ok(());
@@ -53,9 +60,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let bar = if std::io::stderr().is_terminal() {
         let b = indicatif::ProgressBar::new(points.len() as u64);
         b.set_style(
-            indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} points (eta {eta}) {msg}")
-                .expect("template")
-                .progress_chars("=> "),
+            indicatif::ProgressStyle::with_template(
+                "{elapsed_precise} [{bar:40}] {pos}/{len} points (eta {eta}) {msg}",
+            )
+            .expect("template")
+            .progress_chars("=> "),
         );
         b.set_position((points.len() - todo.len()) as u64);
         Some(b)
