@@ -120,6 +120,6 @@ fn events_and_trace_match_the_report() {
             .filter(|l| l.kind == "hot")
             .map(|l| l.latency_us)
             .collect();
-        assert_eq!(hot.len() as u64, p.launches.hot as u64);
+        assert_eq!(hot.len() as u64, p.launches.hot);
     }
 }
