@@ -511,6 +511,55 @@ pub fn simulate_on(
     threads: usize,
     progress: impl FnMut(usize, u64, u64) + Send,
 ) -> anyhow::Result<RunReport> {
+    Ok(simulate_events(spec, runs, threads, false, progress)?.0)
+}
+
+/// The event rows (launches, deaths) of one run's output.
+pub fn run_events(label: &str, out: &SimOutput) -> report::events::RunEvents {
+    let app = |i: u32| {
+        out.per_app
+            .get(i as usize)
+            .map_or_else(String::new, |a| a.app.clone())
+    };
+    report::events::RunEvents {
+        policy: label.to_string(),
+        launches: out
+            .launch_log
+            .iter()
+            .map(|l| report::events::LaunchRow {
+                t_us: l.t / 1000,
+                app: app(l.app),
+                context: l.context,
+                kind: if l.hot { "hot" } else { "cold" }.to_string(),
+                latency_us: ((l.end - l.t) / 1000).max(1),
+            })
+            .collect(),
+        kills: out
+            .kill_log
+            .iter()
+            .map(|k| report::events::KillRow {
+                t_us: k.t / 1000,
+                app: app(k.app),
+                reason: k.reason.to_string(),
+            })
+            .collect(),
+        kswapd_runs: out
+            .kernel
+            .kswapd_runs()
+            .iter()
+            .map(|&(a, b)| [a / 1000, b / 1000])
+            .collect(),
+    }
+}
+
+/// [`simulate_on`], also returning each run's event rows when `events` is set (else empty rows).
+pub fn simulate_events(
+    spec: &RunSpec,
+    runs: &[RunPlan],
+    threads: usize,
+    events: bool,
+    progress: impl FnMut(usize, u64, u64) + Send,
+) -> anyhow::Result<(RunReport, Vec<report::events::RunEvents>)> {
     let progress = std::sync::Mutex::new(progress);
     // A run's output holds its kernel (with the policy's single-threaded state): each worker
     // turns it into the report's result before handing it back.
@@ -522,21 +571,44 @@ pub fn simulate_on(
         .with_context(|| format!("run {}", r.label))?;
         let mut result = policy_result(&r.label, &out);
         result.params = params_json(&r.params);
-        Ok::<_, anyhow::Error>((round3(out.simulated as f64 / NS_PER_SEC as f64), result))
+        let ev = if events {
+            run_events(&r.label, &out)
+        } else {
+            report::events::RunEvents::default()
+        };
+        Ok::<_, anyhow::Error>((round3(out.simulated as f64 / NS_PER_SEC as f64), result, ev))
     });
     let mut report = RunReport::new(spec.name.clone(), spec.device.name.clone(), spec.seed);
+    let mut all = Vec::with_capacity(runs.len());
     for r in results {
-        let (simulated, result) = r?;
+        let (simulated, result, ev) = r?;
         report.simulated_seconds = simulated;
         report.policies.push(result);
+        all.push(ev);
     }
-    Ok(report)
+    Ok((report, all))
 }
 
+pub mod perfetto;
 mod plan;
 pub mod reproduce;
+pub mod sweep;
 
 pub use plan::{plan_runs, plan_runs_with, Lookup, RunPlan};
+
+/// An error as one line: each cause in the chain appended unless the text so far already holds
+/// it (nested errors often include their source in their own message). The CLI prints this
+/// after `error: `; the Python package raises it.
+pub fn error_line(e: &anyhow::Error) -> String {
+    let mut msg = e.to_string();
+    for cause in e.chain().skip(1) {
+        let c = cause.to_string();
+        if !msg.contains(&c) {
+            msg = format!("{msg}: {c}");
+        }
+    }
+    msg
+}
 
 /// A policy's resolved parameters as JSON values, for the report.
 pub fn params_json(p: &Params) -> BTreeMap<String, serde_json::Value> {

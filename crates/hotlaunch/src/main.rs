@@ -39,6 +39,8 @@ enum Command {
     CompressStudy(cmd::compress_study::Args),
     /// Compare the zram model's mm_stat with a real zram device on a corpus.
     ZramCheck(cmd::zram_check::Args),
+    /// Run a grid of scenarios × policies × parameter values × seeds (resumable); one table row per point.
+    Sweep(cmd::sweep::Args),
 }
 
 fn main() {
@@ -55,19 +57,13 @@ fn main() {
         Some(Command::Calibrate(a)) => cmd::calibrate::run(a),
         Some(Command::CompressStudy(a)) => cmd::compress_study::run(a),
         Some(Command::ZramCheck(a)) => cmd::zram_check::run(a),
+        Some(Command::Sweep(a)) => cmd::sweep::run(a),
     };
     if let Err(e) = result {
         // One line, no backtrace: errors name the file, the place and what was expected.
         // Nested errors already include their source in their own message: print each cause
         // only if the text so far does not hold it yet.
-        let mut msg = e.to_string();
-        for cause in e.chain().skip(1) {
-            let c = cause.to_string();
-            if !msg.contains(&c) {
-                msg = format!("{msg}: {c}");
-            }
-        }
-        eprintln!("error: {msg}");
+        eprintln!("error: {}", hotlaunch::error_line(&e));
         std::process::exit(1);
     }
 }

@@ -16,6 +16,10 @@ pub(crate) struct Kswapd {
     pub clock: Nanos,
     pub priority: u32,
     pub failures: u32,
+    /// When the current run started (valid while `awake`).
+    pub woke_at: Nanos,
+    /// Every finished run `[wake, sleep)` in simulated ns (observation only, for traces).
+    pub runs: Vec<(Nanos, Nanos)>,
 }
 
 impl Kernel {
@@ -24,8 +28,19 @@ impl Kernel {
             self.kswapd.awake = true;
             self.kswapd.clock = self.kswapd.clock.max(now);
             self.kswapd.failures = 0;
+            self.kswapd.woke_at = self.kswapd.clock;
             self.vmstat.kswapd_wakeups += 1;
         }
+    }
+
+    /// kswapd's runs so far, `(wake, sleep)` in simulated ns, the current one (if awake) closed at
+    /// kswapd's clock. Observation only (Perfetto export).
+    pub fn kswapd_runs(&self) -> Vec<(Nanos, Nanos)> {
+        let mut r = self.kswapd.runs.clone();
+        if self.kswapd.awake {
+            r.push((self.kswapd.woke_at, self.kswapd.clock));
+        }
+        r
     }
 
     /// Run background kernel work (kswapd, kcompactd) up to simulated time `t`.
@@ -50,6 +65,7 @@ impl Kernel {
         if self.free_pages() >= wm.high {
             self.kswapd.awake = false;
             self.kswapd.priority = DEF_PRIORITY;
+            self.kswapd.runs.push((self.kswapd.woke_at, self.kswapd.clock));
             return;
         }
         // Enough pages are under writeback to reach the high watermark: wait for them rather
@@ -78,6 +94,7 @@ impl Kernel {
                     // kswapd gives up; direct reclaim and the OOM killer take over.
                     self.kswapd.awake = false;
                     self.kswapd.priority = DEF_PRIORITY;
+                    self.kswapd.runs.push((self.kswapd.woke_at, self.kswapd.clock));
                 }
             } else {
                 self.kswapd.priority -= 1;

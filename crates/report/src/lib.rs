@@ -20,6 +20,7 @@ pub mod compare_text;
 pub mod csv;
 pub mod dashboard;
 pub mod dashboard_plots;
+pub mod events;
 pub mod format;
 pub mod html;
 pub mod json;

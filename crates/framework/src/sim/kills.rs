@@ -27,6 +27,11 @@ impl Simulation {
             self.foreground = None;
         }
         *self.kills.entry(reason.name()).or_insert(0) += 1;
+        self.kill_log.push(KillRecord {
+            t: now,
+            app: app as u32,
+            reason: reason.name(),
+        });
         self.per_app[app].kills += 1;
         self.framework_hook(now, Actor::Kernel, |h, k| h.on_killed(k, app));
     }

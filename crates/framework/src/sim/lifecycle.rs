@@ -80,6 +80,7 @@ impl Simulation {
                 self.out_hot.record(us).ok();
                 self.per_app[app].hot_us.record(us).ok();
                 self.per_app[app].launches_hot += 1;
+                self.log_launch(now0, end, app, true);
                 self.launch_end(end, app, LaunchKind::Hot, &touched);
                 Some(end)
             }
@@ -88,6 +89,16 @@ impl Simulation {
                 self.cold_launch(now0, app)
             }
         }
+    }
+
+    fn log_launch(&mut self, t: Nanos, end: Nanos, app: usize, hot: bool) {
+        self.launch_log.push(LaunchRecord {
+            t,
+            end,
+            app: app as u32,
+            context: self.rt[app].context as u32,
+            hot,
+        });
     }
 
     /// The policy's `on_launch_start` at `now` on the app's main thread; returns the stall it adds
@@ -182,6 +193,7 @@ impl Simulation {
         self.out_cold.record(us).ok();
         self.per_app[app].cold_us.record(us).ok();
         self.per_app[app].launches_cold += 1;
+        self.log_launch(now, end, app, false);
         self.launch_end(end, app, LaunchKind::Cold, &touched);
         Some(end)
     }

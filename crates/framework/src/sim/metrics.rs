@@ -90,6 +90,27 @@ pub struct GcRecord {
     pub pause_ns: Nanos,
 }
 
+/// One launch the user saw, hot or cold (observation only: recorded as a launch completes).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct LaunchRecord {
+    /// When the user asked for the app, simulated ns.
+    pub t: Nanos,
+    /// First frame, simulated ns.
+    pub end: Nanos,
+    pub app: u32,
+    /// Launch context (the app's access-model context).
+    pub context: u32,
+    pub hot: bool,
+}
+
+/// One process death (observation only), with its reason's name (`KillReason::name`).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct KillRecord {
+    pub t: Nanos,
+    pub app: u32,
+    pub reason: &'static str,
+}
+
 /// Java garbage collections over a run (all apps).
 #[derive(Debug, Clone, Copy, Default, Serialize)]
 pub struct GcSummary {
@@ -151,6 +172,10 @@ pub struct SimOutput {
     pub energy_j: f64,
     /// Every collection of the run, in the order they ran.
     pub gcs: Vec<GcRecord>,
+    /// Every completed launch, in the order they completed.
+    pub launch_log: Vec<LaunchRecord>,
+    /// Every process death, in order.
+    pub kill_log: Vec<KillRecord>,
     pub kernel: Kernel,
 }
 

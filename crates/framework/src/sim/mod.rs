@@ -310,6 +310,8 @@ pub struct Simulation {
     cached_at_first_kill: Option<u32>,
     app_compactions: u64,
     gcs: Vec<GcRecord>,
+    launch_log: Vec<LaunchRecord>,
+    kill_log: Vec<KillRecord>,
     end: Nanos,
     io: io::IoState,
 }
@@ -441,6 +443,8 @@ impl Simulation {
             app_compactions: 0,
             io: io::IoState::default(),
             gcs: Vec::new(),
+            launch_log: Vec::new(),
+            kill_log: Vec::new(),
             end,
         })
     }
@@ -549,6 +553,8 @@ impl Simulation {
             app_compactions: self.app_compactions,
             energy_j,
             gcs: self.gcs,
+            launch_log: self.launch_log,
+            kill_log: self.kill_log,
             kernel: self.k,
         }
     }

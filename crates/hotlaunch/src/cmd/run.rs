@@ -26,6 +26,9 @@ pub struct Args {
     /// Write the report (index.html, report.json, CSV time series) to this directory.
     #[arg(long)]
     pub report: Option<PathBuf>,
+    /// Also write the run as a Perfetto trace (Chrome JSON trace events) to this file.
+    #[arg(long)]
+    pub perfetto: Option<PathBuf>,
 }
 
 /// A progress bar that appears only after one second, and only on a terminal.
@@ -127,6 +130,9 @@ pub fn execute(
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
+    if args.perfetto.is_some() {
+        return super::export::run(args);
+    }
     let name = args.scenario.as_deref().unwrap_or("default");
     execute(
         name,
