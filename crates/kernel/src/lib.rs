@@ -18,8 +18,9 @@
 //! killer as a last resort; `mlock` (unevictable list); the swap cache (a resident page keeping a
 //! clean copy on a swap device); `/sys/kernel/mm/page_idle`; zram idle ageing and writeback.
 //!
-//! Layout: `fault.rs` (access, faults, swap-in, file read), `alloc.rs` (frames, high order,
-//! compaction, I/O buffers, migration), `kswapd.rs` (kswapd, direct reclaim, OOM), `reclaim.rs`
+//! Layout: `fault.rs` (access, faults, swap-in, file read), `alloc.rs` (frames, the high-order
+//! slow path, migration), [`compaction`] (direct compaction: suitability, deferral), [`ion`]
+//! (ION-style I/O buffers), `kswapd.rs` (kswapd, direct reclaim, OOM), `reclaim.rs`
 //! (the LRU walk, swap-out, PAGEOUT), `madvise.rs`, `swapcache.rs`, `invariants.rs`, and
 //! [`facade`] (the narrow, queued kernel view for framework-level policy code).
 //!
@@ -30,10 +31,12 @@
 
 mod alloc;
 pub mod buddy;
+pub mod compaction;
 pub mod facade;
 mod fault;
 pub mod hooks;
 mod invariants;
+pub mod ion;
 mod kswapd;
 mod madvise;
 pub mod mm;
@@ -48,6 +51,7 @@ use buddy::BuddyAllocator;
 use content::ContentStore;
 use engine::{Actor, CpuLedger, Nanos, Timers};
 use hooks::{AllocPurpose, KernelHooks, PageView};
+pub use ion::{IoBufferStats, IonGfp};
 use kswapd::Kswapd;
 use mm::{ContentSource, PageTable, Process, Vma};
 use psi::Psi;
@@ -105,6 +109,8 @@ pub struct KernelParams {
     pub page_copy_ns: Nanos,
     pub cpu_factor: f64,
     pub watermarks: Watermarks,
+    /// The ION system heap's `gfp` flags per order (kernel release; see [`ion`]).
+    pub ion_gfp: IonGfp,
 }
 
 /// Zone watermarks in pages.
@@ -193,17 +199,6 @@ pub struct IoBuffer {
     pub latency_ns: Nanos,
 }
 
-/// I/O-buffer allocations over a run (ISMM'15 Fig. 10 order mix and Fig. 11 latency).
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct IoBufferStats {
-    /// Buffers allocated.
-    pub allocations: u64,
-    /// Blocks handed out per buddy order (ION uses orders 8, 4 and 0).
-    pub blocks_by_order: [u64; NR_ORDERS],
-    /// Latency of each allocation, ns, in order.
-    pub latencies_ns: Vec<Nanos>,
-}
-
 /// Reusable buffers of the fault and swap paths (no allocation per fault or per swap batch).
 ///
 /// A path takes the whole struct with [`Kernel::take_scratch`] and gives it back with
@@ -277,6 +272,10 @@ pub struct Kernel {
     pub(crate) hooks: KernelHooks,
     pub(crate) kswapd: Kswapd,
     pub(crate) kcompactd_order: Option<u8>,
+    /// Direct-compaction deferral state of the zone.
+    pub(crate) compact_defer: compaction::CompactDefer,
+    /// CPU time of direct compactions so far (ns).
+    pub(crate) direct_compact_ns: Nanos,
     pub psi: Psi,
     pub vmstat: VmStat,
     pub integrity: Integrity,
@@ -333,6 +332,9 @@ impl Kernel {
             page_copy_ns: device.page_copy_ns() as Nanos,
             cpu_factor: device.cpu.speed_factor,
             watermarks,
+            // Linux 3.4 as ISMM'15's Nexus 10 (the only device whose scenarios allocate I/O
+            // buffers so far). TODO(lead): `IonGfp::for_kernel` of the device's kernel release.
+            ion_gfp: IonGfp::Linux34,
         };
         let nbackends = backends.len();
         Ok(Kernel {
@@ -353,6 +355,8 @@ impl Kernel {
                 ..Default::default()
             },
             kcompactd_order: None,
+            compact_defer: compaction::CompactDefer::default(),
+            direct_compact_ns: 0,
             psi: Psi::default(),
             vmstat: VmStat::default(),
             integrity: Integrity::default(),
