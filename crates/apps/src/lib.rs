@@ -79,6 +79,16 @@ pub struct AppProfile {
     /// of the device's release, if the profile has one. See [`era`].
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub era: BTreeMap<String, EraOverride>,
+    /// I/O-buffer demand of the app relative to the scenario's `[io_buffers]`: every ION buffer
+    /// the app allocates at a launch is `io_buffer_scale` times the scenario's `mb` (camera and
+    /// video apps hold larger capture/decode buffers than a plain UI's display buffers). Optional;
+    /// default 1.0 (the scenario's size, ISMM'15 §6.3's mean over its 22 apps). (0, 100].
+    #[serde(default = "one")]
+    pub io_buffer_scale: f64,
+}
+
+fn one() -> f64 {
+    1.0
 }
 
 /// `[java]`: what the app's Java heap holds and how its code allocates. Every key is optional.
@@ -508,6 +518,7 @@ impl AppProfile {
                 &self.threads.to_string(),
             ));
         }
+        v.range("", "io_buffer_scale", self.io_buffer_scale, 0.0, false, 100.0)?;
         let f = &self.footprint;
         v.range("footprint", "anon_mb_start", f.anon_mb_start, 0.0, false, 65536.0)?;
         v.range(

@@ -106,6 +106,26 @@ fn errors_name_file_and_key() {
     assert!(e.contains("footprint.anon_mb_start"), "{e}");
     let e = err_of("name = ");
     assert!(e.starts_with("app profile t.toml"), "{e}");
+    let e = err_of(&t.replace("threads = 90", "threads = 90\nio_buffer_scale = -2"));
+    assert!(
+        e.contains("key io_buffer_scale: expected a number in (0, 100], got -2"),
+        "{e}"
+    );
+}
+
+#[test]
+fn io_buffer_scale_defaults_to_one_and_is_read() {
+    let t = twitter_text();
+    assert_eq!(
+        AppProfile::from_toml_str(&t, "t.toml").unwrap().io_buffer_scale,
+        1.0
+    );
+    let p = AppProfile::from_toml_str(
+        &t.replace("threads = 90", "threads = 90\nio_buffer_scale = 2.5"),
+        "t.toml",
+    )
+    .unwrap();
+    assert_eq!(p.io_buffer_scale, 2.5);
 }
 
 #[test]

@@ -72,6 +72,7 @@ fn app(name: &str, base: u32, len: u32, device: &device::DeviceProfile, seed: u6
             config: runtime::HeapConfig::for_dram_mb(device.memory.dram_mb),
             params: runtime::JavaParams::default(),
         },
+        io_buffer_scale: 1.0,
     }
 }
 
@@ -377,6 +378,7 @@ fn io_buffer_demand_allocates_per_launch_and_held_pages_are_sampled() {
     assert_eq!(io.allocations, 7);
     let pages: u64 = io.blocks_by_order.iter().enumerate().map(|(o, n)| n << o).sum();
     assert_eq!(pages, 7 * 768);
+    assert_eq!(io.bytes, 7 * (3 << 20));
     // Every buffer was released: no kernel frames left but the processes' own.
     assert!(
         out.samples.iter().any(|s| s.held_free_pages > 0),

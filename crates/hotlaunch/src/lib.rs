@@ -153,6 +153,7 @@ fn app_models(spec: &RunSpec, contents: &mut ContentStore) -> anyhow::Result<Vec
                 content_len: range.end - range.start,
                 access: Box::new(Access(access)),
                 java: java_model(p, layout.java_pages, &spec.device, seed)?,
+                io_buffer_scale: p.io_buffer_scale,
             })
         })
         .collect()
@@ -413,16 +414,27 @@ pub fn policy_result(policy: &str, out: &SimOutput) -> PolicyResult {
             for &ns in &io.latencies_ns {
                 h.saturating_record((ns / 1000).max(1));
             }
-            IoBuffers {
-                allocations: io.allocations,
-                latency_ms: LatencySummary::from_histogram(&h, us),
-                blocks_by_order: io
-                    .blocks_by_order
-                    .iter()
+            let by_order = |v: &[u64]| -> std::collections::BTreeMap<String, u64> {
+                v.iter()
                     .enumerate()
                     .filter(|(_, &n)| n > 0)
                     .map(|(o, &n)| (o.to_string(), n))
-                    .collect(),
+                    .collect()
+            };
+            let units: u64 = io.blocks_by_order.iter().sum();
+            IoBuffers {
+                allocations: io.allocations,
+                mb: round3(io.bytes as f64 / (1u64 << 20) as f64),
+                latency_ms: LatencySummary::from_histogram(&h, us),
+                blocks_by_order: by_order(&io.blocks_by_order),
+                order0_share: if units == 0 {
+                    0.0
+                } else {
+                    round3(io.blocks_by_order[0] as f64 / units as f64)
+                },
+                failed_by_order: by_order(&io.failed_by_order),
+                compactions: io.compact_stalls,
+                compaction_ms: round3(ms(io.compact_ns)),
             }
         },
         gcs: out

@@ -1,41 +1,51 @@
 //! Physical allocation: user frames through the Linux slow path (watermarks, kswapd wake-up,
-//! direct reclaim, OOM), kernel and high-order allocations with direct compaction, ION-style I/O
-//! buffers, and the frames held by swap backends (zram's pool). Every frame goes through the
-//! [`crate::hooks::PlacementHook`]; `frame_owner` records who holds each frame.
+//! direct reclaim, OOM), kernel and high-order allocations through `__alloc_pages_slowpath`'s
+//! high-order steps (direct compaction, one reclaim round, as their `gfp` allows:
+//! [`HighOrderGfp`]), and the frames held by swap backends (zram's pool). Every frame goes through
+//! the [`crate::hooks::PlacementHook`]; `frame_owner` records who holds each frame. I/O buffers
+//! are in [`crate::ion`], the compaction decision in [`crate::compaction`].
 //!
-//! Simplified: one zone, no per-cpu lists; high-order allocations never reclaim (only compact).
+//! Simplified: one zone, no per-cpu lists; the high-order watermark check is `free > mark +
+//! 2^order` (no per-order `__zone_watermark_ok` loop).
 
-use crate::buddy::FrameMover;
+use crate::compaction::Suitable;
 use crate::hooks::AllocPurpose;
 use crate::types::*;
-use crate::{hook_cx, mm, IoBuffer, Kernel, KernelError, MAX_RECLAIM_RETRIES, OWNER_KERNEL, OWNER_ZRAM_BIT};
+use crate::{hook_cx, Kernel, KernelError, MAX_RECLAIM_RETRIES, OWNER_KERNEL, OWNER_ZRAM_BIT};
 use engine::{Actor, Category, Nanos, Stall};
 
-/// Adapter giving the buddy allocator's compaction access to frame ownership.
-struct FrameMap<'a> {
-    owner: &'a mut [u32],
-    pages: &'a mut [mm::Page],
-    zram: &'a mut [Pfn],
-    migrated: u64,
+/// What a high-order allocation may do when the free lists cannot serve it (the `gfp` bits that
+/// matter in `__alloc_pages_slowpath`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct HighOrderGfp {
+    /// Wake kswapd (not `__GFP_NO_KSWAPD`).
+    pub wake_kswapd: bool,
+    /// Direct compaction (`__GFP_WAIT` / `__GFP_DIRECT_RECLAIM`).
+    pub compact: bool,
+    /// One round of direct reclaim followed by a last (sync) compaction (`__GFP_WAIT` with
+    /// `__GFP_NORETRY`, or any costly order without `__GFP_REPEAT`).
+    pub reclaim: bool,
 }
 
-impl FrameMover for FrameMap<'_> {
-    fn movable(&self, pfn: Pfn) -> bool {
-        let o = self.owner[pfn as usize];
-        o != NIL && o != OWNER_KERNEL
-    }
-
-    fn moved(&mut self, from: Pfn, to: Pfn) {
-        let o = self.owner[from as usize];
-        self.owner[from as usize] = NIL;
-        self.owner[to as usize] = o;
-        if o & OWNER_ZRAM_BIT != 0 {
-            self.zram[(o & !OWNER_ZRAM_BIT) as usize] = to;
-        } else {
-            self.pages[o as usize].loc = to;
-        }
-        self.migrated += 1;
-    }
+impl HighOrderGfp {
+    /// `(… | __GFP_NO_KSWAPD) & ~__GFP_WAIT`: the free lists only.
+    pub const ATOMIC_NO_KSWAPD: Self = HighOrderGfp {
+        wake_kswapd: false,
+        compact: false,
+        reclaim: false,
+    };
+    /// Kernel-internal allocations of this model (slab, vmalloc, GPU): compaction, no reclaim.
+    pub const COMPACT_ONLY: Self = HighOrderGfp {
+        wake_kswapd: true,
+        compact: true,
+        reclaim: false,
+    };
+    /// `GFP_HIGHUSER | __GFP_NORETRY`: async compaction, one reclaim round, sync compaction.
+    pub const NORETRY: Self = HighOrderGfp {
+        wake_kswapd: true,
+        compact: true,
+        reclaim: true,
+    };
 }
 
 impl Kernel {
@@ -182,7 +192,15 @@ impl Kernel {
         let mut stall = Stall::ZERO;
         self.last_now = self.last_now.max(now);
         let mt = MigrateType::Unmovable;
-        let pfn = self.alloc_high_order(now, actor, order, mt, purpose, true, &mut stall);
+        let pfn = self.alloc_high_order(
+            now,
+            actor,
+            order,
+            mt,
+            purpose,
+            HighOrderGfp::COMPACT_ONLY,
+            &mut stall,
+        );
         (pfn, stall)
     }
 
@@ -190,6 +208,25 @@ impl Kernel {
         self.free_kernel_frames(pfn, order, purpose);
     }
 
+    /// A block of `order` straight from the free lists if free memory stays above `mark`.
+    fn try_high_order(
+        &mut self,
+        order: u8,
+        mt: MigrateType,
+        purpose: AllocPurpose,
+        mark: u64,
+    ) -> Option<Pfn> {
+        if self.free_pages() > mark + (1 << order) {
+            self.alloc_kernel_frames(order, mt, purpose)
+        } else {
+            None
+        }
+    }
+
+    /// A high-order allocation (`__alloc_pages_nodemask` for `order > 0`): the free lists at the
+    /// low watermark; then, as `gfp` allows, wake kswapd, retry at min, async direct compaction,
+    /// one round of direct reclaim and a last sync compaction (3.4 `__alloc_pages_slowpath` with
+    /// `__GFP_NORETRY`). Every stall lands on `stall`.
     #[allow(clippy::too_many_arguments)] // mirrors the kernel's gfp/alloc-context parameters
     pub(crate) fn alloc_high_order(
         &mut self,
@@ -198,114 +235,82 @@ impl Kernel {
         order: u8,
         mt: MigrateType,
         purpose: AllocPurpose,
-        may_compact: bool,
+        gfp: HighOrderGfp,
         stall: &mut Stall,
     ) -> Option<Pfn> {
         let wm = self.params.watermarks;
-        if self.free_pages() > wm.min + (1 << order) {
-            if let Some(p) = self.alloc_kernel_frames(order, mt, purpose) {
+        if let Some(p) = self.try_high_order(order, mt, purpose, wm.low) {
+            return Some(p);
+        }
+        if gfp.wake_kswapd {
+            self.wake_kswapd(now + stall.ns);
+        }
+        if let Some(p) = self.try_high_order(order, mt, purpose, wm.min) {
+            return Some(p);
+        }
+        if !gfp.compact {
+            return None;
+        }
+        if let Some(p) = self.direct_compact(now, actor, order, mt, purpose, false, stall) {
+            return Some(p);
+        }
+        if gfp.reclaim {
+            self.direct_reclaim(now + stall.ns, actor, stall);
+            if let Some(p) = self.try_high_order(order, mt, purpose, wm.min) {
+                return Some(p);
+            }
+            if let Some(p) = self.direct_compact(now, actor, order, mt, purpose, true, stall) {
                 return Some(p);
             }
         }
-        if self.free_pages() <= wm.low + (1 << order) {
-            self.wake_kswapd(now);
-        }
-        if order > 0 && may_compact {
-            // Direct compaction on the allocating thread.
-            self.vmstat.compact_stall += 1;
-            let cost = self.compact(order);
-            self.cpu.charge(actor, Category::Compaction, cost);
-            stall.ns += cost;
-            stall.psi_ns += cost;
-            self.psi.record(now, cost, matches!(actor, Actor::AppMain(_)));
-            if self.free_pages() > wm.min + (1 << order) {
-                if let Some(p) = self.alloc_kernel_frames(order, mt, purpose) {
-                    self.vmstat.compact_success += 1;
-                    return Some(p);
-                }
-            }
-            self.vmstat.compact_fail += 1;
+        if gfp.wake_kswapd {
+            // kswapd (3.4) / kcompactd (4.6+) compacts for the failed order in the background.
             self.kcompactd_order = Some(self.kcompactd_order.map_or(order, |o| o.max(order)));
         }
         None
     }
 
-    /// Run compaction towards a free block of `order`; returns its CPU cost.
-    pub(crate) fn compact(&mut self, order: u8) -> Nanos {
-        let mut map = FrameMap {
-            owner: &mut self.frame_owner,
-            pages: &mut self.pt.pages,
-            zram: &mut self.zram_frames,
-            migrated: 0,
-        };
-        let out = self.buddy.compact(order, &mut map, 1 << 12);
-        self.vmstat.pgmigrate_success += out.pages_migrated;
-        out.pages_scanned * self.params.reclaim_scan_ns
-            + out.pages_migrated * (self.params.page_copy_ns + self.params.minor_fault_ns)
-    }
-
-    /// Allocate an I/O buffer of `bytes` the way Android's ION system heap does (ISMM'15 Fig. 1):
-    /// blocks of order 8, then 4, then 0. High-order attempts do not reclaim (`__GFP_NORETRY`
-    /// without `__GFP_RECLAIM`); order-0 pages go through the normal path with reclaim.
-    pub fn alloc_io_buffer(&mut self, now: Nanos, actor: Actor, bytes: u64) -> Result<IoBuffer, KernelError> {
-        let mut remaining = bytes.div_ceil(PAGE_SIZE);
-        let mut buf = IoBuffer::default();
-        let mut stall = Stall::ZERO;
-        for order in [8u8, 4] {
-            while remaining >= 1 << order {
-                match self.alloc_high_order(
-                    now + stall.ns,
-                    actor,
-                    order,
-                    MigrateType::Unmovable,
-                    AllocPurpose::IoBuffer,
-                    false,
-                    &mut stall,
-                ) {
-                    Some(pfn) => {
-                        buf.blocks.push((pfn, order));
-                        remaining -= 1 << order;
-                    }
-                    None => break,
-                }
-            }
-        }
-        while remaining > 0 {
-            let pfn = self.alloc_io_page(now, actor, &mut stall)?;
-            buf.blocks.push((pfn, 0));
-            remaining -= 1;
-        }
-        // One allocator call and one IOMMU/scatterlist mapping per block (ISMM'15 Fig. 1, Fig. 14:
-        // map/unmap cost scales with the number of allocation units), zeroing per page.
-        let cpu = buf.blocks.len() as u64 * self.params.minor_fault_ns
-            + bytes.div_ceil(PAGE_SIZE) * self.params.page_copy_ns;
-        self.cpu.charge(actor, Category::Fault, cpu);
-        buf.latency_ns = stall.ns + cpu;
-        let st = &mut self.io_buffers;
-        st.allocations += 1;
-        for &(_, order) in &buf.blocks {
-            st.blocks_by_order[order as usize] += 1;
-        }
-        st.latencies_ns.push(buf.latency_ns);
-        Ok(buf)
-    }
-
-    pub(crate) fn alloc_io_page(
+    /// `__alloc_pages_direct_compact`: compact unless deferred or unsuitable, then retry the free
+    /// lists at min. A success resets the deferral; a failed sync run defers (3.4: async failures
+    /// do not).
+    #[allow(clippy::too_many_arguments)]
+    fn direct_compact(
         &mut self,
         now: Nanos,
         actor: Actor,
+        order: u8,
+        mt: MigrateType,
+        purpose: AllocPurpose,
+        sync: bool,
         stall: &mut Stall,
-    ) -> Result<Pfn, KernelError> {
-        let pfn = self.alloc_frame_slowpath(now, actor, AllocPurpose::IoBuffer, stall)?;
-        self.frame_owner[pfn as usize] = OWNER_KERNEL;
-        self.kernel_frames += 1;
-        Ok(pfn)
-    }
-
-    pub fn free_io_buffer(&mut self, buf: IoBuffer) {
-        for (pfn, order) in buf.blocks {
-            self.free_kernel_frames(pfn, order, AllocPurpose::IoBuffer);
+    ) -> Option<Pfn> {
+        if self.compact_defer.deferred(order) {
+            return None;
         }
+        let min = self.params.watermarks.min;
+        match self.compaction_suitable(order) {
+            Suitable::Skipped => return None,
+            Suitable::Partial => return self.try_high_order(order, mt, purpose, min),
+            Suitable::Continue => {}
+        }
+        self.vmstat.compact_stall += 1;
+        let cost = self.compact(order);
+        self.direct_compact_ns += cost;
+        self.cpu.charge(actor, Category::Compaction, cost);
+        stall.ns += cost;
+        stall.psi_ns += cost;
+        self.psi
+            .record(now + stall.ns, cost, matches!(actor, Actor::AppMain(_)));
+        if let Some(p) = self.try_high_order(order, mt, purpose, min) {
+            self.vmstat.compact_success += 1;
+            self.compact_defer.reset(order);
+            return Some(p);
+        }
+        self.vmstat.compact_fail += 1;
+        if sync {
+            self.compact_defer.defer(order);
+        }
+        None
     }
 
     /// Make the frames held by swap backends (zram's pool) match what they report.

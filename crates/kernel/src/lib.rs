@@ -19,8 +19,9 @@
 //! throttled on it, a bounded request queue); swap slots from 256-slot clusters; `mlock` (unevictable list); the swap cache (a resident page keeping a
 //! clean copy on a swap device); `/sys/kernel/mm/page_idle`; zram idle ageing and writeback.
 //!
-//! Layout: `fault.rs` (access, faults, swap-in, file read), `alloc.rs` (frames, high order,
-//! compaction, I/O buffers, migration), `kswapd.rs` (kswapd, direct reclaim, OOM), `reclaim.rs`
+//! Layout: `fault.rs` (access, faults, swap-in, file read), `alloc.rs` (frames, the high-order
+//! slow path, migration), [`compaction`] (direct compaction: suitability, deferral), [`ion`]
+//! (ION-style I/O buffers), `kswapd.rs` (kswapd, direct reclaim, OOM), `reclaim.rs`
 //! (the LRU walk, swap-out, PAGEOUT), `writeback.rs` (pages under swap writeback and reclaim
 //! throttling), [`swapmap`] (swap slot clusters), [`locality`] (swap-in locality of launches),
 //! `madvise.rs`, `swapcache.rs`, `invariants.rs`, and
@@ -33,10 +34,12 @@
 
 mod alloc;
 pub mod buddy;
+pub mod compaction;
 pub mod facade;
 mod fault;
 pub mod hooks;
 mod invariants;
+pub mod ion;
 mod kswapd;
 pub mod locality;
 mod madvise;
@@ -54,6 +57,7 @@ use buddy::BuddyAllocator;
 use content::ContentStore;
 use engine::{Actor, CpuLedger, Nanos, Timers};
 use hooks::{AllocPurpose, KernelHooks, PageView};
+pub use ion::{IoBufferStats, IonGfp};
 use kswapd::Kswapd;
 use mm::{ContentSource, PageTable, Process, Vma};
 use psi::Psi;
@@ -111,6 +115,8 @@ pub struct KernelParams {
     pub page_copy_ns: Nanos,
     pub cpu_factor: f64,
     pub watermarks: Watermarks,
+    /// The ION system heap's `gfp` flags per order (kernel release; see [`ion`]).
+    pub ion_gfp: IonGfp,
 }
 
 /// Zone watermarks in pages.
@@ -213,17 +219,6 @@ pub struct IoBuffer {
     pub latency_ns: Nanos,
 }
 
-/// I/O-buffer allocations over a run (ISMM'15 Fig. 10 order mix and Fig. 11 latency).
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct IoBufferStats {
-    /// Buffers allocated.
-    pub allocations: u64,
-    /// Blocks handed out per buddy order (ION uses orders 8, 4 and 0).
-    pub blocks_by_order: [u64; NR_ORDERS],
-    /// Latency of each allocation, ns, in order.
-    pub latencies_ns: Vec<Nanos>,
-}
-
 /// Reusable buffers of the fault and swap paths (no allocation per fault or per swap batch).
 ///
 /// A path takes the whole struct with [`Kernel::take_scratch`] and gives it back with
@@ -297,6 +292,10 @@ pub struct Kernel {
     pub(crate) hooks: KernelHooks,
     pub(crate) kswapd: Kswapd,
     pub(crate) kcompactd_order: Option<u8>,
+    /// Direct-compaction deferral state of the zone.
+    pub(crate) compact_defer: compaction::CompactDefer,
+    /// CPU time of direct compactions so far (ns).
+    pub(crate) direct_compact_ns: Nanos,
     pub psi: Psi,
     pub vmstat: VmStat,
     pub integrity: Integrity,
@@ -360,6 +359,11 @@ impl Kernel {
             page_copy_ns: device.page_copy_ns() as Nanos,
             cpu_factor: device.cpu.speed_factor,
             watermarks,
+            // The ION system heap's flags of the device's kernel release (3.4 for ISMM'15's
+            // Nexus 10); a profile without a release gets today's (3.10+) behaviour.
+            ion_gfp: device
+                .kernel_release()
+                .map_or(IonGfp::Linux310, |r| IonGfp::for_kernel(r.major, r.minor)),
         };
         let nbackends = backends.len();
         Ok(Kernel {
@@ -380,6 +384,8 @@ impl Kernel {
                 ..Default::default()
             },
             kcompactd_order: None,
+            compact_defer: compaction::CompactDefer::default(),
+            direct_compact_ns: 0,
             psi: Psi::default(),
             vmstat: VmStat::default(),
             integrity: Integrity::default(),

@@ -63,6 +63,14 @@ fn latency(s: &crate::model::LatencySummary, v: f64) -> Cell {
     }
 }
 
+fn io_latency(p: &PolicyResult, v: f64) -> Cell {
+    if p.io_buffers.allocations == 0 {
+        Cell::Empty
+    } else {
+        Cell::Num(v, 2)
+    }
+}
+
 /// A named column (or row) of a table over items of type `T`.
 pub struct Column<T> {
     /// Machine name: CSV header.
@@ -147,6 +155,22 @@ pub const SUMMARY_ROWS: &[Column<PolicyResult>] = &[
         key: "energy_j",
         label: "energy (J)",
         value: |p| Cell::Num(p.energy_j, 2),
+    },
+    Column {
+        key: "io_alloc_p50_ms",
+        label: "I/O-buffer allocation p50 (ms)",
+        value: |p| io_latency(p, p.io_buffers.latency_ms.p50),
+    },
+    Column {
+        key: "io_order0_share",
+        label: "I/O-buffer units at order 0",
+        value: |p| {
+            if p.io_buffers.allocations == 0 {
+                Cell::Empty
+            } else {
+                Cell::Num(p.io_buffers.order0_share, 3)
+            }
+        },
     },
     Column {
         key: "flash_read_mb",

@@ -332,11 +332,21 @@ fn details_tables(r: &RunReport) -> String {
     }));
 
     h.push_str("<h3>I/O buffers (ION-style allocations)</h3>\n");
+    let by_order = |m: &std::collections::BTreeMap<String, u64>| {
+        m.iter()
+            .map(|(o, n)| format!("order {o}: {n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     let labels = [
         "allocations".to_string(),
         "latency p50 (ms)".to_string(),
         "latency p90 (ms)".to_string(),
+        "latency p99 (ms)".to_string(),
         "blocks by order".to_string(),
+        "units at order 0".to_string(),
+        "failed attempts by order".to_string(),
+        "direct compactions (ms)".to_string(),
     ];
     h.push_str(&rows(&labels, &|p, i| {
         let io = &p.io_buffers;
@@ -345,13 +355,11 @@ fn details_tables(r: &RunReport) -> String {
             0 => Cell::Int(io.allocations),
             1 if !absent => Cell::Num(io.latency_ms.p50, 2),
             2 if !absent => Cell::Num(io.latency_ms.p90, 2),
-            3 if !absent => Cell::Text(
-                io.blocks_by_order
-                    .iter()
-                    .map(|(o, n)| format!("order {o}: {n}"))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            ),
+            3 if !absent => Cell::Num(io.latency_ms.p99, 2),
+            4 if !absent => Cell::Text(by_order(&io.blocks_by_order)),
+            5 if !absent => Cell::Num(io.order0_share, 3),
+            6 if !absent => Cell::Text(by_order(&io.failed_by_order)),
+            7 if !absent => Cell::Text(format!("{} ({:.1})", io.compactions, io.compaction_ms)),
             _ => Cell::Empty,
         }
     }));

@@ -139,9 +139,23 @@ pub struct PolicyResult {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct IoBuffers {
     pub allocations: u64,
+    /// MiB requested over all buffers.
+    #[serde(default)]
+    pub mb: f64,
     pub latency_ms: LatencySummary,
     /// Blocks per buddy order `"0"`..`"10"` (orders with none left out).
     pub blocks_by_order: BTreeMap<String, u64>,
+    /// Share of the blocks (allocation units) at order 0 (ISMM'15 Fig. 10); 0 without buffers.
+    #[serde(default)]
+    pub order0_share: f64,
+    /// Attempts per order the free lists (and compaction) could not serve, `"8"`, `"4"`.
+    #[serde(default)]
+    pub failed_by_order: BTreeMap<String, u64>,
+    /// Direct compactions run inside the allocations and their CPU time.
+    #[serde(default)]
+    pub compactions: u64,
+    #[serde(default)]
+    pub compaction_ms: f64,
 }
 
 /// One garbage collection (`gcs_<policy>.csv` row).

@@ -291,6 +291,11 @@ fn policy(rng: &mut Rng, name: &str, slow: f64, swap: bool, samples: usize, seco
             ]
             .into_iter()
             .collect(),
+            mb: 1430.0,
+            order0_share: round3(900.0 / 970.0),
+            failed_by_order: [("8".to_string(), 120)].into_iter().collect(),
+            compactions: 25,
+            compaction_ms: 12.5,
         },
         gcs,
         policy_metrics: BTreeMap::new(),

@@ -2,10 +2,10 @@
 //! Android's ION system heap does ([`kernel::Kernel::alloc_io_buffer`]: blocks of order 8, 4, 0).
 //!
 //! Modelled: each launch makes the foreground app allocate `per_launch` buffers (a fractional
-//! rate carried over launches) of `mb` MiB each, one after another at the launch's first frame;
-//! at most `live` are held at once (the oldest is released when a new one is needed, like a
-//! buffer queue); every buffer still held is released when the app leaves the foreground or
-//! another launch starts. Allocation runs on the kernel's (allocator's) account, off the launch's
+//! rate carried over launches) of `mb` MiB each times the app's `io_buffer_scale` (profile key),
+//! one after another at the launch's first frame; at most `live` are held at once (the oldest is
+//! released when a new one is needed, like a buffer queue); every buffer still held is released
+//! when the app leaves the foreground or another launch starts. Allocation runs on the kernel's (allocator's) account, off the launch's
 //! critical path. Simplified: one size, no spreading of allocations over the dwell.
 
 use super::*;
@@ -33,11 +33,12 @@ impl Simulation {
     /// The foreground app's buffers for one launch, at its first frame `t`.
     pub(super) fn io_buffers_for_launch(&mut self, t: Nanos) {
         let Some(d) = self.cfg.io_buffers else { return };
+        let scale = self.foreground.map_or(1.0, |a| self.apps[a].io_buffer_scale);
         self.release_io_buffers();
         self.io.carry += d.per_launch;
         let n = self.io.carry.floor().max(0.0);
         self.io.carry -= n;
-        let bytes = (d.mb * (1u64 << 20) as f64) as u64;
+        let bytes = (d.mb * scale * (1u64 << 20) as f64) as u64;
         for _ in 0..n as u64 {
             if self.io.live.len() >= d.live.max(1) as usize {
                 if let Some(b) = self.io.live.pop_front() {

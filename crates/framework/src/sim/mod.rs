@@ -84,6 +84,9 @@ pub struct AppModel {
     pub access: Box<dyn AccessSets>,
     /// The Java heap (its `java_pages` logical pages are the access model's `[0, java_pages)`).
     pub java: JavaModel,
+    /// Size of the app's I/O buffers relative to [`IoBufferDemand::mb`] (profile
+    /// `io_buffer_scale`).
+    pub io_buffer_scale: f64,
 }
 
 impl AppModel {
