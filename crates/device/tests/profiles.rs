@@ -109,7 +109,9 @@ fn paper_facts() {
     assert_eq!(p8.min_free_kbytes(), 27386);
     let go = DeviceProfile::builtin("a03core").unwrap();
     assert_eq!(go.memory.dram_mb, 2048);
-    assert!(!go.android.app_compaction && !go.android.lmkd_low_mem);
+    let f = go.stock();
+    assert!(!f.app_compaction && !f.lmkd_low_mem);
+    assert!(p8.stock().app_compaction, "Android 14");
     for (name, kb) in [
         ("pixelxl", 7802),
         ("oneplus9pro", 13719),

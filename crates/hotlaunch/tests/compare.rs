@@ -161,3 +161,47 @@ fn bad_arguments_are_one_line_errors_before_running() {
         assert!(err.contains(expect), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn ablation_adds_one_unified_row_per_part_switch() {
+    let d = dir("compare-ablation");
+    let json = d.join("a.json");
+    let (code, _out, err) = hotlaunch(
+        &[
+            "compare",
+            "fleet-fig2-twitter",
+            "--quick",
+            "--seeds",
+            "2",
+            "--policies",
+            "android,unified",
+            "--ablation",
+            "--json",
+            json.to_str().unwrap(),
+            "--report",
+            d.join("r").to_str().unwrap(),
+        ],
+        "2",
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let labels: Vec<&str> = v["policies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            "android",
+            "unified",
+            "unified(ariadne.enabled=true)",
+            "unified(fleet.enabled=false)",
+            "unified(memsaver.enabled=false)",
+            "unified(regions.enabled=false)",
+        ]
+    );
+    let html = std::fs::read_to_string(d.join("r/index.html")).unwrap();
+    assert!(html.contains("unified(fleet.enabled=false)"));
+}

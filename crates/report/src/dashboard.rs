@@ -276,9 +276,9 @@ const ABLATION_FIGURES: &[&str] = &["hot_p90_ms", "cached_mean", "mm_cpu_ms", "e
 fn ablation_table(r: &CompareReport) -> String {
     let Some((full, parts)) = ablation_rows(r) else {
         return format!(
-            "<p class=\"note\">No <code>{}</code> row in this comparison: the combined policy appears here \
-             once it is registered (it then runs in every comparison), with one row per ablation run \
-             (scenario variants running it with a part switched off).</p>\n",
+            "<p class=\"note\">No <code>{}</code> row in this comparison. Run it (the default policy list \
+             has it) with <code>--ablation</code> for one row per part switch, or with scenario variants \
+             running it with other parameters.</p>\n",
             crate::compare::ABLATION_POLICY
         );
     };

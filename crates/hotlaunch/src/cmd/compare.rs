@@ -49,6 +49,9 @@ pub struct Args {
     /// Shrink the workload (as `reproduce --quick`) and default to 3 seeds: a smoke test.
     #[arg(long)]
     pub quick: bool,
+    /// Also run `unified` with each of its part switches flipped (the dashboard's ablation table).
+    #[arg(long)]
+    pub ablation: bool,
 }
 
 /// Label of the row every difference is taken against (the first row when absent).
@@ -121,6 +124,34 @@ fn plan_rows(
                 variant: true,
             });
         }
+    }
+    Ok(rows)
+}
+
+/// `unified` with each part switch (`<part>.enabled`) flipped from its default, one row each, with
+/// the command line's other `unified.*` parameters.
+fn unified_ablation_rows(
+    r: &workload::scenario::ResolvedScenario,
+    params: &[String],
+) -> anyhow::Result<Vec<Row>> {
+    let unified = policy::by_name("unified").map_err(anyhow::Error::msg)?;
+    let base: Vec<String> = params
+        .iter()
+        .filter(|p| p.trim_start().starts_with("unified."))
+        .cloned()
+        .collect();
+    let mut rows = Vec::new();
+    for spec in unified.params().iter().filter(|s| s.name.ends_with(".enabled")) {
+        let on = matches!(spec.default, policy::ParamValue::Bool(true));
+        let mut p = base.clone();
+        p.push(format!("unified.{}={}", spec.name, !on));
+        let names = ["unified".to_string()];
+        let plan = hotlaunch::plan_runs_with(r, &names, &p, &policy::by_name)?.remove(0);
+        rows.push(Row {
+            plan,
+            policy: "unified".into(),
+            variant: false,
+        });
     }
     Ok(rows)
 }
@@ -218,7 +249,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     } else {
         args.policies.iter().map(|p| p.trim().to_string()).collect()
     };
-    let rows = plan_rows(&resolved[0], &policies, &args.params)?;
+    let mut rows = plan_rows(&resolved[0], &policies, &args.params)?;
+    if args.ablation {
+        rows.extend(unified_ablation_rows(&resolved[0], &args.params)?);
+    }
     for r in rows.iter().filter(|r| r.variant) {
         eprintln!(
             "scenario variant {:?} runs as an extra row (policy {})",

@@ -63,8 +63,9 @@
 //!
 //! **Ablations**: every part is optional (`[policy.unified] fleet.enabled = false`, or
 //! `--param unified.fleet.enabled=false`); all part parameters are available as
-//! `<part>.<key>`. The ablation table of `hotlaunch compare` runs unified without each part; the
-//! figures that justify the choices above are in `crates/policy/README.md` (Unified).
+//! `<part>.<key>`. `hotlaunch compare SCENARIO --ablation` adds a row per switch (each part on by
+//! default turned off, each part off by default turned on) and shows them in the dashboard's
+//! ablation table with paired differences from `unified` over the seeds.
 
 use crate::compose::{Composed, Part, Seams};
 use crate::{ariadne, fleet, memsaver, regions, FromDefault};
