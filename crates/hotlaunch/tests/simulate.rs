@@ -73,7 +73,9 @@ fn default_day_reaches_pressure_and_loses_nothing() {
     );
     assert!(p.integrity.pages_swapped_in > 0);
     assert_eq!(p.integrity.checksum_mismatches, 0);
-    assert!(p.kills.total > 0, "20 apps on a 4 GB phone must see kills");
+    // With Android 10-sized apps (Fleet's Pixel 3) the first 80 launches fill zram but need no
+    // kill yet (the whole day has some); pressure shows as swap and stalls.
+    assert!(p.psi.some_ms > 0.0, "memory stalls under pressure");
     assert!(p.cached_apps.max >= 3);
     assert_eq!(p.timeseries.t_s.len(), p.timeseries.cached_apps.len());
 
@@ -110,7 +112,7 @@ fn default_day_reaches_pressure_and_loses_nothing() {
 #[test]
 fn baseline_checks_run_quickly_in_smoke_mode() {
     let checks = hotlaunch::reproduce::run_group("baseline", true, |_| {}).unwrap();
-    assert_eq!(checks.len(), 7);
+    assert_eq!(checks.len(), 14);
     for c in &checks {
         assert!(c.status == "PASS" || c.status == "GAP", "{c:?}");
         assert!(!c.simulated.is_empty());
