@@ -10,9 +10,10 @@ use hotlaunch_report::compare::to_json_string;
 use hotlaunch_report::dashboard::{dashboard_string, write_dashboard};
 use hotlaunch_report::sample::synthetic_compare;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-const CHROMIUM: &str = "/usr/bin/chromium";
+mod support;
+use support::{chromium, png_size, read_screenshot, CHROMIUM};
+
 const SIZE: (u32, u32) = (1400, 6000);
 const PARETO_TITLE: &str = "Pareto: hot launch p90 vs mean cached apps";
 const CDF_TITLE: &str = "Hot-launch latency CDFs";
@@ -103,32 +104,6 @@ fn dashboard_has_every_section_and_is_byte_stable() {
     assert!(!html.contains("<script"));
 }
 
-fn chromium(args: &[String]) -> std::process::Output {
-    Command::new(CHROMIUM)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--no-first-run",
-            "--disable-sync",
-            "--hide-scrollbars",
-        ])
-        .args(args)
-        .output()
-        .expect("run chromium")
-}
-
-/// Width and height from a PNG's IHDR chunk.
-fn png_size(bytes: &[u8]) -> Option<(u32, u32)> {
-    if bytes.len() < 24 || &bytes[..8] != b"\x89PNG\r\n\x1a\n" || &bytes[12..16] != b"IHDR" {
-        return None;
-    }
-    let be = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-    Some((be(&bytes[16..20]), be(&bytes[20..24])))
-}
-
 #[test]
 fn dashboard_renders_in_chromium_with_pareto_and_cdfs() {
     if !Path::new(CHROMIUM).exists() {
@@ -169,13 +144,7 @@ fn dashboard_renders_in_chromium_with_pareto_and_cdfs() {
         format!("--window-size={},{}", SIZE.0, SIZE.1),
         url,
     ]);
-    let bytes = std::fs::read(&png).unwrap_or_else(|e| {
-        panic!(
-            "no screenshot ({e}); chromium exit {:?}\n{}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
+    let bytes = read_screenshot(&png, &out);
     assert_eq!(png_size(&bytes), Some(SIZE));
     assert!(
         bytes.len() > 200_000,

@@ -5,38 +5,19 @@
 use hotlaunch_report::sample::synthetic_report;
 use hotlaunch_report::write_html;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-const CHROMIUM: &str = "/usr/bin/chromium";
+mod support;
+use support::{chromium, png_size, read_screenshot, CHROMIUM};
+
 const SIZE: (u32, u32) = (1400, 3000);
 
-/// Width and height from a PNG's IHDR chunk.
-fn png_size(bytes: &[u8]) -> Option<(u32, u32)> {
-    if bytes.len() < 24 || &bytes[..8] != b"\x89PNG\r\n\x1a\n" || &bytes[12..16] != b"IHDR" {
-        return None;
-    }
-    let be = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-    Some((be(&bytes[16..20]), be(&bytes[20..24])))
-}
-
 fn screenshot(html: &Path, png: &Path, profile: &Path) -> std::process::Output {
-    Command::new(CHROMIUM)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--no-first-run",
-            "--disable-sync",
-            "--hide-scrollbars",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .arg(format!("--screenshot={}", png.display()))
-        .arg(format!("--window-size={},{}", SIZE.0, SIZE.1))
-        .arg(format!("file://{}", html.display()))
-        .output()
-        .expect("run chromium")
+    chromium(&[
+        format!("--user-data-dir={}", profile.display()),
+        format!("--screenshot={}", png.display()),
+        format!("--window-size={},{}", SIZE.0, SIZE.1),
+        format!("file://{}", html.display()),
+    ])
 }
 
 #[test]
@@ -52,13 +33,7 @@ fn html_report_renders_in_chromium() {
     write_html(&synthetic_report(42, 400), &html).unwrap();
     let png = dir.join("report.png");
     let out = screenshot(&html, &png, &dir.join("profile"));
-    let bytes = std::fs::read(&png).unwrap_or_else(|e| {
-        panic!(
-            "no screenshot ({e}); chromium exit {:?}\n{}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
+    let bytes = read_screenshot(&png, &out);
     assert_eq!(png_size(&bytes), Some(SIZE));
     // A blank page of this size compresses to a few KiB; text and six plots do not.
     assert!(
