@@ -252,13 +252,29 @@ pub fn run_policy(
     swap: SwapOverrides,
     progress: impl FnMut(u64, u64),
 ) -> anyhow::Result<SimOutput> {
+    run_policy_with(spec, policy, params, swap, false, progress)
+}
+
+/// [`run_policy`], recording the kernel's page-access stream when `record_accesses` is set
+/// (`kernel::access_log`; take it from the output's kernel with `take_access_log`).
+pub fn run_policy_with(
+    spec: &RunSpec,
+    policy: &dyn Policy,
+    params: &Params,
+    swap: SwapOverrides,
+    record_accesses: bool,
+    progress: impl FnMut(u64, u64),
+) -> anyhow::Result<SimOutput> {
     let parts = policy
         .build(&spec.device, swap, params)
         .map_err(anyhow::Error::msg)?;
     let mut contents = ContentStore::new();
     let models = app_models(spec, &mut contents)?;
-    let k = Kernel::new(&spec.device, contents, parts.backends, parts.kernel_hooks)
+    let mut k = Kernel::new(&spec.device, contents, parts.backends, parts.kernel_hooks)
         .with_context(|| format!("device {}", spec.device.name))?;
+    if record_accesses {
+        k.record_accesses();
+    }
     let sim = Simulation::new(
         k,
         spec.device.clone(),

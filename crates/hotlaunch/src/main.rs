@@ -41,6 +41,10 @@ enum Command {
     ZramCheck(cmd::zram_check::Args),
     /// Run a grid of scenarios × policies × parameter values × seeds (resumable); one table row per point.
     Sweep(cmd::sweep::Args),
+    /// Replay a page-access trace (libCacheSim oracleGeneral or CSV) through the kernel model.
+    Replay(cmd::replay::Args),
+    /// Import Ariadne's swap traces as a content corpus and a replayable access sequence.
+    ImportAriadne(cmd::import_ariadne::Args),
 }
 
 fn main() {
@@ -58,6 +62,8 @@ fn main() {
         Some(Command::CompressStudy(a)) => cmd::compress_study::run(a),
         Some(Command::ZramCheck(a)) => cmd::zram_check::run(a),
         Some(Command::Sweep(a)) => cmd::sweep::run(a),
+        Some(Command::Replay(a)) => cmd::replay::run(a),
+        Some(Command::ImportAriadne(a)) => cmd::import_ariadne::run(a),
     };
     if let Err(e) = result {
         // One line, no backtrace: errors name the file, the place and what was expected.

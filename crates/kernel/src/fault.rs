@@ -25,6 +25,9 @@ impl Kernel {
         write: bool,
     ) -> Result<Stall, KernelError> {
         self.vmstat.page_accesses += 1;
+        if self.access_log.is_some() {
+            self.log_access(now, idx);
+        }
         let p = self
             .pt
             .pages

@@ -32,6 +32,7 @@
 //! kswapd works in steps of `KSWAPD_STEP_PAGES` so app events interleave with it; PSI "full" is
 //! approximated by memory stalls of app main threads (see [`psi`]).
 
+pub mod access_log;
 mod alloc;
 pub mod buddy;
 pub mod compaction;
@@ -325,6 +326,9 @@ pub struct Kernel {
     /// swap-in faults as `(device, slot)`.
     pub(crate) trace_pid: Option<Pid>,
     pub(crate) trace_slots: Vec<(u8, SwapHandle)>,
+    /// The page-access stream while recording ([`access_log`]); `None` (the default) costs one
+    /// branch per access.
+    pub(crate) access_log: Option<Box<access_log::AccessLog>>,
 }
 
 impl Kernel {
@@ -406,6 +410,7 @@ impl Kernel {
             writeback_pages: 0,
             trace_pid: None,
             trace_slots: Vec::new(),
+            access_log: None,
         })
     }
 

@@ -29,6 +29,13 @@ pub struct Args {
     /// Also write the run as a Perfetto trace (Chrome JSON trace events) to this file.
     #[arg(long)]
     pub perfetto: Option<PathBuf>,
+    /// Also write the run's page-access stream (every access the kernel sees) to this file as a
+    /// libCacheSim trace (one policy only; see `hotlaunch-trace`).
+    #[arg(long, value_name = "FILE")]
+    pub page_trace: Option<PathBuf>,
+    /// Format of `--page-trace`: `oracle` (libCacheSim oracleGeneral binary) or `csv`.
+    #[arg(long, default_value = "oracle", value_name = "oracle|csv")]
+    pub page_trace_format: String,
 }
 
 /// A progress bar that appears only after one second, and only on a terminal.
@@ -130,6 +137,9 @@ pub fn execute(
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
+    if args.page_trace.is_some() {
+        return super::page_trace::run(args);
+    }
     if args.perfetto.is_some() {
         return super::export::run(args);
     }
