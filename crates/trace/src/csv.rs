@@ -96,6 +96,7 @@ pub fn read(mut r: impl BufRead, mut f: impl FnMut(Request)) -> Result<u64, Trac
             time_s,
             obj_id,
             obj_size,
+            next: None,
         });
         n += 1;
     }

@@ -23,6 +23,9 @@ pub struct Request {
     pub time_s: u32,
     pub obj_id: u64,
     pub obj_size: u32,
+    /// Index of the next request to the same object when the format says (oracleGeneral's
+    /// `next_access_vtime`; validated to point after this request), else `None`.
+    pub next: Option<u64>,
 }
 
 /// A trace file could not be read.

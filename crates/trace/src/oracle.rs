@@ -130,6 +130,7 @@ pub fn read(mut r: impl Read, mut f: impl FnMut(Request)) -> Result<u64, TraceEr
                 time_s: rec.clock_time,
                 obj_id: rec.obj_id,
                 obj_size: rec.obj_size,
+                next: (nx != -1 && nx != i64::MAX).then_some(nx as u64),
             });
             index += 1;
         }

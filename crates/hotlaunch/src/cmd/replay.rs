@@ -7,7 +7,7 @@
 //! ([`kernel::Kernel::access`]) by that process's main thread, so the kernel's two-list
 //! (inactive/active) LRU with second chance, kswapd and direct reclaim, and swap-out to the
 //! policy's swap devices (zram on real bytes for `android`, or `--swap flash`) act exactly as in
-//! a run. A policy contributes its kernel hooks and swap devices only (no apps, no framework).
+//! a run; `--swap ideal` replaces them with a synchronous device that costs nothing ([`IdealSwap`]). A policy contributes its kernel hooks and swap devices only (no apps, no framework).
 //! The device profile (`--device`, default pixel3) gives costs and watermarks; its DRAM is set
 //! so that managed memory is `--memory` MB. Simulated time follows the trace's seconds, with
 //! 100 ns between requests on top of any stall (estimate: a few dozen instructions of app work
@@ -35,6 +35,74 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
+/// `--swap ideal`: a synchronous swap device that stores nothing but each slot's checksum and
+/// costs nothing (no I/O, no compression, no DRAM): the kernel's reclaim and fault paths alone,
+/// the closest the kernel model gets to a pure cache simulator's "miss = fetch". No real device
+/// behaves so; it exists for replays that study reclaim rather than swap devices.
+#[derive(Debug, Default)]
+struct IdealSwap {
+    sums: Vec<u64>,
+    free_slots: Vec<kernel::types::SwapHandle>,
+    stored: u64,
+    capacity: u64,
+}
+
+impl kernel::swap::SwapBackend for IdealSwap {
+    fn name(&self) -> &'static str {
+        "ideal"
+    }
+    fn synchronous(&self) -> bool {
+        true
+    }
+    fn store(
+        &mut self,
+        env: &mut kernel::swap::BackendEnv,
+        pages: &[kernel::swap::SwapOutPage],
+        handles: &mut Vec<kernel::types::SwapHandle>,
+    ) -> Result<kernel::swap::IoCost, kernel::swap::SwapError> {
+        if self.stored + pages.len() as u64 > self.capacity {
+            return Err(kernel::swap::SwapError::Full);
+        }
+        for p in pages {
+            let sum = env.contents.checksum(p.content);
+            let h = match self.free_slots.pop() {
+                Some(h) => {
+                    self.sums[h as usize] = sum;
+                    h
+                }
+                None => {
+                    self.sums.push(sum);
+                    self.sums.len() as u32 - 1
+                }
+            };
+            handles.push(h);
+        }
+        self.stored += pages.len() as u64;
+        Ok(kernel::swap::IoCost::default())
+    }
+    fn load(
+        &mut self,
+        _env: &mut kernel::swap::BackendEnv,
+        handle: kernel::types::SwapHandle,
+    ) -> kernel::swap::Loaded {
+        kernel::swap::Loaded {
+            checksum: self.sums[handle as usize],
+            cost: kernel::swap::IoCost::default(),
+        }
+    }
+    fn free(&mut self, handle: kernel::types::SwapHandle) {
+        self.free_slots.push(handle);
+        self.stored -= 1;
+    }
+    fn usage(&self) -> kernel::swap::BackendUsage {
+        kernel::swap::BackendUsage {
+            stored_pages: self.stored,
+            capacity_pages: self.capacity,
+            ..Default::default()
+        }
+    }
+}
+
 /// Time between two requests on top of their stalls (see the module doc).
 const REQUEST_GAP_NS: u64 = 100;
 
@@ -51,7 +119,8 @@ pub struct Args {
     /// Trace format: `oracle` (libCacheSim oracleGeneral) or `csv` (time,obj_id,size).
     #[arg(long, default_value = "oracle", value_name = "oracle|csv")]
     pub format: String,
-    /// Swap devices: `zram`, `flash`, `zram+flash` (default: the policy's).
+    /// Swap devices: `zram`, `flash`, `zram+flash` (default: the policy's), or `ideal` (a
+    /// synchronous device that costs nothing: reclaim alone).
     #[arg(long)]
     pub swap: Option<String>,
     /// Device profile (built-in name) for costs and watermarks.
@@ -78,12 +147,40 @@ struct Loaded {
     procs: Vec<(u64, u32)>,
 }
 
+/// A multiplicative hash for u64 keys (splitmix64's finaliser): the object map is on the load
+/// path of every request, and SipHash took a sixth of a replay's CPU (perf). Lookups only: no
+/// result depends on its iteration order.
+#[derive(Default, Clone, Copy)]
+struct MixHasher(u64);
+
+impl std::hash::Hasher for MixHasher {
+    fn finish(&self) -> u64 {
+        engine::splitmix64(self.0)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8 | b as u64).rotate_left(5);
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = x;
+    }
+}
+
+type FastMap<V> = HashMap<u64, V, std::hash::BuildHasherDefault<MixHasher>>;
+
 fn load(path: &std::path::Path, format: trace::Format) -> anyhow::Result<Loaded> {
-    let mut ids: HashMap<u64, u32> = HashMap::new();
-    let mut slot_of: HashMap<u64, u32> = HashMap::new();
+    let mut ids: FastMap<u32> = FastMap::default();
+    let mut slot_of: FastMap<u32> = FastMap::default();
+    // Capacity from the file size (oracle records are 24 bytes; CSV lines at least 6).
+    let len = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let n_guess = match format {
+        trace::Format::Oracle => len / trace::oracle::RECORD as u64,
+        trace::Format::Csv => len / 16,
+    } as usize;
     let mut l = Loaded {
-        obj: Vec::new(),
-        time_s: Vec::new(),
+        obj: Vec::with_capacity(n_guess),
+        time_s: Vec::with_capacity(n_guess),
         place: Vec::new(),
         procs: Vec::new(),
     };
@@ -147,7 +244,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Some("zram") => Some(SwapDevices::Zram),
         Some("flash") => Some(SwapDevices::Flash),
         Some("zram+flash") => Some(SwapDevices::ZramFlash),
-        Some(o) => anyhow::bail!("--swap {o}: expected zram, flash or zram+flash"),
+        Some("ideal") => Some(SwapDevices::None),
+        Some(o) => anyhow::bail!("--swap {o}: expected zram, flash, zram+flash or ideal"),
     };
     let pol = policy::by_name(&args.policy).map_err(anyhow::Error::msg)?;
     let l = load(&args.trace, format)?;
@@ -165,7 +263,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         flash_mb: Some(need_mb.max(device.swap.flash_swap_mb)),
     };
     let params = policy::resolve_params(pol.as_ref(), &[]).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let parts = pol.build(&device, swap, &params).map_err(anyhow::Error::msg)?;
+    let mut parts = pol.build(&device, swap, &params).map_err(anyhow::Error::msg)?;
+    if args.swap.as_deref() == Some("ideal") {
+        parts.backends = vec![Box::new(IdealSwap {
+            capacity: need_mb * 256,
+            ..Default::default()
+        })];
+    }
     let swap_names: Vec<String> = parts.backends.iter().map(|b| b.name().to_string()).collect();
     let mut contents = content::ContentStore::new();
     let range = contents.append_synthetic(&content::SynthMix::default(), hotlaunch::CONTENTS_PER_APP, 1);
