@@ -200,18 +200,34 @@ def _table(columns: list[str], rows: list[str]) -> pd.DataFrame:
     return pd.read_csv(io.StringIO(csv), keep_default_na=False, na_values=[""])
 
 
-def sweep(grid: Any, backend: str = "local", threads: int | None = None, parquet: str | None = None) -> pd.DataFrame:
+def sweep(
+    grid: Any,
+    backend: str = "local",
+    threads: int | None = None,
+    parquet: str | None = None,
+    out: str | os.PathLike | None = None,
+) -> pd.DataFrame:
     """Run a sweep grid: a sweep file path (``examples/sweep.toml``) or a dict of the same keys
     (``{"scenarios": [...], "policies": [...], "seeds": [...], "params": {"fleet": {"D": [2, 3]}}}``).
 
     ``backend="local"`` runs the points on all cores of this machine; ``backend="ray"`` submits
     one Ray task per point to the current Ray cluster (``ray.init()`` first, or a local one is
     started). Returns one row per point, the columns of the CLI's ``sweep.csv``; with
-    ``parquet=PATH`` also writes it as Parquet."""
+    ``parquet=PATH`` also writes it as Parquet.
+
+    With ``out=DIR`` the sweep is resumable (local backend), as ``hotlaunch sweep --out DIR``:
+    each finished point is appended to ``DIR/points.jsonl`` (the CLI's resume log, same format),
+    and a re-run after an interruption runs only the points not in it."""
     points, columns = _grid_points(grid)
     if backend == "local":
-        rows = _hotlaunch.sweep_run_points(points, threads)
+        log = None
+        if out is not None:
+            os.makedirs(out, exist_ok=True)
+            log = os.path.join(os.fspath(out), "points.jsonl")
+        rows = _hotlaunch.sweep_run_points(points, threads, log)
     elif backend == "ray":
+        if out is not None:
+            raise ValueError("out= (resume) is supported by the local backend only")
         import ray
 
         if not ray.is_initialized():

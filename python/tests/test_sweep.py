@@ -61,3 +61,39 @@ def test_dict_grid_and_errors(tiny):
             hotlaunch.sweep({"scenarios": ["tiny.toml"], "policies": ["android"], "seeds": [5]}, backend="slurm")
     finally:
         os.chdir(cwd)
+
+
+def test_interrupted_sweep_resumes_without_redoing_points(grid, tmp_path):
+    """Kill a resumable sweep midway (SIGKILL, after its first finished point), re-run it: the
+    finished points are kept and not run again, the rest run, and the table equals a fresh one."""
+    import json
+    import signal
+    import sys
+    import time
+
+    out = tmp_path / "resume"
+    log = out / "points.jsonl"
+    code = f"import hotlaunch; hotlaunch.sweep({str(grid)!r}, threads=1, out={str(out)!r})"
+    child = subprocess.Popen([sys.executable, "-c", code], cwd=grid.parent)
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline and child.poll() is None:
+            if log.exists() and log.read_text().count("\n") >= 1:
+                break
+            time.sleep(0.02)
+        child.send_signal(signal.SIGKILL)
+    finally:
+        child.wait()
+    before = [json.loads(l)["id"] for l in log.read_text().splitlines()]
+    assert 1 <= len(before) < 8, f"interrupted midway: {len(before)} of 8 points were done"
+    df = hotlaunch.sweep(str(grid), threads=1, out=str(out))
+    after = [json.loads(l)["id"] for l in log.read_text().splitlines()]
+    assert after[: len(before)] == before, "finished points are kept"
+    assert len(after) == 8 and len(set(after)) == 8, "each point ran once: none redone, none lost"
+    assert sorted(after) == sorted(df.id)
+    fresh = hotlaunch.sweep(str(grid), threads=1)
+    pd.testing.assert_frame_equal(df, fresh)
+    # A third run finds everything done and runs nothing.
+    again = hotlaunch.sweep(str(grid), threads=1, out=str(out))
+    assert log.read_text().count("\n") == 8
+    pd.testing.assert_frame_equal(again, fresh)

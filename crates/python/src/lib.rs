@@ -157,20 +157,45 @@ fn sweep_run_point(py: Python<'_>, point: String) -> PyResult<String> {
 }
 
 /// Runs many points on `threads` threads (all cores by default); rows as JSON, in point order.
+/// With `log` (a `points.jsonl` path, the CLI's resume log `hotlaunch::sweep::ResumeLog`), points
+/// already in the log are not run again (their logged rows are returned) and every point is
+/// appended to it as it finishes, so an interrupted sweep re-run loses none and redoes none.
 #[pyfunction]
-#[pyo3(signature = (points, threads=None))]
-fn sweep_run_points(py: Python<'_>, points: Vec<String>, threads: Option<usize>) -> PyResult<Vec<String>> {
+#[pyo3(signature = (points, threads=None, log=None))]
+fn sweep_run_points(
+    py: Python<'_>,
+    points: Vec<String>,
+    threads: Option<usize>,
+    log: Option<String>,
+) -> PyResult<Vec<String>> {
     py.allow_threads(move || {
         let pts: Vec<Point> = points
             .iter()
             .map(|p| serde_json::from_str(p))
             .collect::<Result<_, _>>()?;
-        let rows = hotlaunch::par_map(pts.len(), threads.unwrap_or_else(hotlaunch::jobs), |i| {
-            sweep::run_point(&pts[i])
-                .map(|r| serde_json::to_string(&r.row).expect("rows serialize"))
-                .map_err(|e| anyhow::anyhow!("point {}: {e:#}", pts[i].id()))
+        let log = log
+            .map(|l| sweep::ResumeLog::open(std::path::Path::new(&l)))
+            .transpose()?;
+        let done = |p: &Point| log.as_ref().and_then(|l| l.done.get(&p.id()));
+        let todo: Vec<usize> = (0..pts.len()).filter(|&i| done(&pts[i]).is_none()).collect();
+        let new = hotlaunch::par_map(todo.len(), threads.unwrap_or_else(hotlaunch::jobs), |j| {
+            let p = &pts[todo[j]];
+            let r = sweep::run_point(p).map_err(|e| anyhow::anyhow!("point {}: {e:#}", p.id()))?;
+            if let Some(l) = &log {
+                l.append(&p.id(), &r.row)?;
+            }
+            Ok::<_, anyhow::Error>(r.row)
         });
-        rows.into_iter().collect::<anyhow::Result<Vec<String>>>()
+        let mut new = new.into_iter();
+        let mut rows = Vec::with_capacity(pts.len());
+        for p in &pts {
+            let row = match done(p) {
+                Some(r) => r.clone(),
+                None => new.next().expect("one result per point to run")?,
+            };
+            rows.push(serde_json::to_string(&row)?);
+        }
+        Ok::<_, anyhow::Error>(rows)
     })
     .map_err(py_err)
 }
