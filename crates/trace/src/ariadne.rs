@@ -166,7 +166,7 @@ mod tests {
                 pfn: 777 + i,
                 sector: 8 * i,
             }));
-            file.extend(std::iter::repeat(fill).take(PAGE));
+            file.extend(std::iter::repeat_n(fill, PAGE));
         }
         assert!(file.starts_with(b"TEST^^^#10123,777,0#^^^\n\0"));
         let mut got = Vec::new();

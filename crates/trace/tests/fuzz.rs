@@ -57,7 +57,7 @@ proptest! {
         let mut out = Vec::new();
         for (i, &id) in ids.iter().take(3).enumerate() {
             out.extend_from_slice(&ariadne::swapout_header(&ariadne::SwapOut { app: id, pfn: i as u64, sector: id / 3 }));
-            out.extend(std::iter::repeat(i as u8).take(ariadne::PAGE));
+            out.extend(std::iter::repeat_n(i as u8, ariadne::PAGE));
         }
         check(ariadne::read_swapout(&out[..cut.index(out.len() + 1)], |_, _| {}));
         let mut changed = out.clone();
