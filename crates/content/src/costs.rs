@@ -17,6 +17,7 @@
 //! scaling model; the CPU factor is a single scalar per device.
 
 use crate::Codec;
+use engine::text::{line_of, one_line};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -111,13 +112,20 @@ impl CostTable {
     }
 
     pub fn from_toml_str(s: &str, path: &str) -> Result<Self, CostError> {
-        let file: CostFile = toml::from_str(s).map_err(|e| CostError::Parse {
-            path: path.into(),
-            msg: e.to_string(),
+        // toml's own Display is a multi-line snippet; errors here are one line naming the line.
+        let file: CostFile = toml::from_str(s).map_err(|e| {
+            let at = e
+                .span()
+                .map(|r| format!("line {}: ", line_of(s, r.start)))
+                .unwrap_or_default();
+            CostError::Parse {
+                path: one_line(path),
+                msg: format!("{at}{}", one_line(e.message())),
+            }
         })?;
         Self::from_file(file).map_err(|msg| CostError::Parse {
-            path: path.into(),
-            msg,
+            path: one_line(path),
+            msg: one_line(&msg),
         })
     }
 
@@ -255,4 +263,22 @@ fn round3(x: f64) -> f64 {
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     v[v.len() / 2]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_are_one_line_naming_file_and_line() {
+        // Found by hotlaunch-fuzz: toml's Display is a multi-line snippet.
+        for (text, line) in [("a = 1\ncompress\n", "line 2"), ("codecs = 3\n", "line 1")] {
+            let e = CostTable::from_toml_str(text, "my costs.toml")
+                .unwrap_err()
+                .to_string();
+            assert!(!e.contains('\n'), "{e:?}");
+            assert!(e.starts_with("my costs.toml: invalid cost table: "), "{e}");
+            assert!(e.contains(line), "{e}");
+        }
+    }
 }

@@ -13,6 +13,7 @@
 //! accrues on the thread that waits (other cores are assumed free, as on an 8-core phone).
 
 pub mod fsio;
+pub mod text;
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

@@ -13,6 +13,9 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+/// Findings of one kind saved (and printed) per target; later ones are only counted.
+pub const SAVE_PER_KIND: usize = 20;
+
 /// Address-space limit of a worker.
 pub const MEMORY_CAP: u64 = 2 << 30;
 
@@ -210,19 +213,20 @@ pub fn supervise(exe: &Path, t: Target, cfg: &Config) -> std::io::Result<Stats> 
             FindingKind::Hang => "hang",
             FindingKind::Abort => "abort",
         };
-        let file = save(
-            &cfg.crash_dir,
-            t,
-            tag,
-            cfg.seed,
-            index,
-            &input(t, &seeds, cfg.seed, index),
-        );
-        eprintln!(
-            "{} {tag} at input {index}: {detail} -> {}",
-            t.name(),
-            file.display()
-        );
+        // Keep the first few of each kind: one bug usually fails thousands of inputs.
+        let seen = findings.iter().filter(|f| f.kind == kind).count();
+        let file = if seen < SAVE_PER_KIND {
+            let bytes = input(t, &seeds, cfg.seed, index);
+            let file = save(&cfg.crash_dir, t, tag, cfg.seed, index, &bytes);
+            eprintln!(
+                "{} {tag} at input {index}: {detail} -> {}",
+                t.name(),
+                file.display()
+            );
+            file
+        } else {
+            PathBuf::new()
+        };
         findings.push(Finding {
             kind,
             index,

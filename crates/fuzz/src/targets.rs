@@ -19,14 +19,17 @@ pub enum Target {
     Hprof,
     /// `content::Corpus::from_bytes`, then loading the pages into a content store.
     Corpus,
+    /// `content::CostTable::from_toml_str` (the `--costs` table).
+    Costs,
     /// Every trace reader (`oracle`, `csv`, Ariadne swap-out and swap-in) on the same bytes.
     Trace,
 }
 
-pub const ALL: [Target; 6] = [
+pub const ALL: [Target; 7] = [
     Target::Scenario,
     Target::Device,
     Target::App,
+    Target::Costs,
     Target::Hprof,
     Target::Corpus,
     Target::Trace,
@@ -41,6 +44,7 @@ impl Target {
             Target::Scenario => "scenario",
             Target::Device => "device",
             Target::App => "app",
+            Target::Costs => "costs",
             Target::Hprof => "hprof",
             Target::Corpus => "corpus",
             Target::Trace => "trace",
@@ -53,7 +57,7 @@ impl Target {
 
     pub fn kind(self) -> Kind {
         match self {
-            Target::Scenario | Target::Device | Target::App => Kind::Text,
+            Target::Scenario | Target::Device | Target::App | Target::Costs => Kind::Text,
             Target::Hprof | Target::Corpus | Target::Trace => Kind::Binary,
         }
     }
@@ -64,6 +68,7 @@ impl Target {
             Target::Scenario => seeds::scenario(),
             Target::Device => seeds::device(),
             Target::App => seeds::app(),
+            Target::Costs => vec![content::CostTable::builtin().to_toml_string().into_bytes()],
             Target::Hprof => seeds::hprof(),
             Target::Corpus => seeds::corpus(),
             Target::Trace => seeds::trace(),
@@ -96,6 +101,10 @@ impl Target {
             ),
             Target::App => error_ok(
                 apps::AppProfile::from_toml_str(&lossy(b), FILE).map(drop),
+                Some(FILE),
+            ),
+            Target::Costs => error_ok(
+                content::CostTable::from_toml_str(&lossy(b), FILE).map(drop),
                 Some(FILE),
             ),
             Target::Hprof => {
