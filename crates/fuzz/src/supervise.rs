@@ -1,8 +1,8 @@
 //! Worker and supervisor. The worker runs inputs `from..to` of a target in-process, writing
-//! `S <i>` before input `i` (so the supervisor knows which input a dead worker was on),
-//! `C <i> <message>` for a panic or contract breach and `H <i> <ms>` for an input over the time
-//! cap, and `D <i>` when it stops (time budget or count reached) with `i` the next input. The
-//! supervisor rebuilds any reported input from (seed, index) and saves it.
+//! `S <i> <accepted so far>` before input `i` (so the supervisor knows which input a dead worker
+//! was on), `C <i> <message>` for a panic or contract breach, `H <i> <ms>` for an input over the
+//! time cap, and `D <i> <accepted>` when it stops (time budget or count reached) with `i` the
+//! next input. The supervisor rebuilds any reported input from (seed, index) and saves it.
 
 use crate::mutate;
 use crate::targets::Target;
@@ -146,7 +146,7 @@ pub fn worker(
     let mut accepted = 0u64;
     while i < to && start.elapsed() < budget {
         let b = input(t, &seeds, seed, i);
-        writeln!(out, "S {i}")?;
+        writeln!(out, "S {i} {accepted}")?;
         out.flush()?;
         let t0 = Instant::now();
         let r = match &selftest {
@@ -255,6 +255,8 @@ pub fn supervise(exe: &Path, t: Target, cfg: &Config) -> std::io::Result<Stats> 
             }
         });
         let mut current: Option<u64> = None;
+        // Inputs this worker accepted so far (kept if it dies).
+        let mut worker_accepted = 0u64;
         let mut done = false;
         loop {
             match rx.recv_timeout(cfg.kill_after) {
@@ -263,12 +265,15 @@ pub fn supervise(exe: &Path, t: Target, cfg: &Config) -> std::io::Result<Stats> 
                     let (tag, idx, rest) = (parts.next(), parts.next(), parts.next().unwrap_or(""));
                     let idx: u64 = idx.and_then(|s| s.parse().ok()).unwrap_or(0);
                     match tag {
-                        Some("S") => current = Some(idx),
+                        Some("S") => {
+                            current = Some(idx);
+                            worker_accepted = rest.parse().unwrap_or(0);
+                        }
                         Some("C") => record(FindingKind::Crash, idx, rest.to_string(), &mut findings),
                         Some("H") => record(FindingKind::Hang, idx, format!("took {rest} ms"), &mut findings),
                         Some("D") => {
                             next = idx;
-                            accepted += rest.parse::<u64>().unwrap_or(0);
+                            worker_accepted = rest.parse().unwrap_or(0);
                             done = true;
                         }
                         _ => {}
@@ -291,6 +296,7 @@ pub fn supervise(exe: &Path, t: Target, cfg: &Config) -> std::io::Result<Stats> 
             }
         }
         let status = child.wait()?;
+        accepted += worker_accepted;
         let _ = reader.join();
         if done {
             break;
