@@ -19,6 +19,8 @@ pub enum FileKind {
     HeapDump,
     Corpus,
     Costs,
+    /// A JSON run report read back (`run --rerun`).
+    Report,
 }
 
 impl FileKind {
@@ -30,7 +32,7 @@ impl FileKind {
             FileKind::Scenario => 16 << 20,
             FileKind::Device | FileKind::App | FileKind::Costs => 1 << 20,
             FileKind::HeapDump => 1 << 30,
-            FileKind::Corpus => 1 << 30,
+            FileKind::Corpus | FileKind::Report => 1 << 30,
         }
     }
 }
@@ -44,6 +46,7 @@ impl fmt::Display for FileKind {
             FileKind::HeapDump => "heap dump",
             FileKind::Corpus => "corpus file",
             FileKind::Costs => "cost table",
+            FileKind::Report => "report",
         })
     }
 }

@@ -43,8 +43,33 @@ pub fn plan_runs(r: &ResolvedScenario, policies: &[String]) -> anyhow::Result<Ve
 }
 
 /// [`plan_runs`] with command-line parameters (`fleet.D=3`, each applied to every run of that
-/// policy) and a policy lookup.
+/// policy) and a policy lookup. Named `policies` on a scenario with `[[variants]]` are refused:
+/// they would silently run a different experiment (the variants' swap and parameters dropped).
 pub fn plan_runs_with(
+    r: &ResolvedScenario,
+    policies: &[String],
+    cli_params: &[String],
+    lookup: Lookup,
+) -> anyhow::Result<Vec<RunPlan>> {
+    // Every table is checked first, so a mistake in one is reported before the refusal.
+    let plans = plan_policies_beside_variants(r, policies, cli_params, lookup)?;
+    if !policies.is_empty() && !r.variants.is_empty() {
+        let names: Vec<&str> = r.variants.iter().map(|v| v.name.as_str()).collect();
+        anyhow::bail!(
+            "scenario {} ({}) defines [[variants]] ({}) that naming policies would drop; run it \
+             without naming policies (its variants run), or with `hotlaunch compare` (policies and \
+             variants side by side)",
+            r.name,
+            r.origin,
+            names.join(", ")
+        );
+    }
+    Ok(plans)
+}
+
+/// [`plan_runs_with`] for callers that run a scenario's variants themselves, as separate rows
+/// (`hotlaunch compare`): named `policies` run with the scenario's own swap settings.
+pub fn plan_policies_beside_variants(
     r: &ResolvedScenario,
     policies: &[String],
     cli_params: &[String],
@@ -88,7 +113,23 @@ pub fn plan_runs_with(
     } else {
         r.policies.iter().map(|n| (n.clone(), None, base)).collect()
     };
-    let known = |n: &str| lookup(n).map_err(anyhow::Error::msg);
+    // An unknown name is reported where the user wrote it: the scenario's `policies` or a
+    // variant's `policy` key (a command-line name has no place, only the name).
+    let known = |n: &str, variant: Option<usize>| {
+        lookup(n).map_err(|e| -> anyhow::Error {
+            let expected = format!("a known policy ({})", policy::names().join(", "));
+            match variant {
+                Some(i) if r.variants[i].policy.as_deref() == Some(n) => {
+                    let key = format!("variants[{i}].policy");
+                    invalid(r, r.variants[i].policy_line, &key, &expected, n).into()
+                }
+                _ if policies.is_empty() && r.policies.iter().any(|p| p == n) => {
+                    invalid(r, r.policies_line, "policies", &expected, n).into()
+                }
+                _ => anyhow::Error::msg(e),
+            }
+        })
+    };
 
     // Check every table on its own, so each error names its own line.
     for t in &r.policy_params {
@@ -108,7 +149,7 @@ pub fn plan_runs_with(
 
     runs.into_iter()
         .map(|(name, variant, swap)| {
-            let policy = known(&name)?;
+            let policy = known(&name, variant)?;
             let mut given: Vec<(String, ParamValue)> = Vec::new();
             let variant_tables = variant.map(|i| r.variants[i].params.as_slice()).unwrap_or(&[]);
             for t in r

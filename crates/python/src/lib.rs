@@ -36,15 +36,13 @@ fn run_json(
     threads: Option<usize>,
 ) -> PyResult<(String, String)> {
     py.allow_threads(move || {
-        let mut sc = workload::scenario::Scenario::resolve_name(&scenario)?;
-        if let Some(s) = seed {
-            sc.seed = s;
-        }
-        let resolved = sc.resolve()?;
+        // The same configuration block as `hotlaunch run --json` (the reports compare equal).
+        let (config, resolved) = hotlaunch::RunConfig::load(&scenario, seed, &policies, &params)?;
         let plans = hotlaunch::plan_runs_with(&resolved, &policies, &params, &policy::by_name)?;
         let spec = hotlaunch::RunSpec::from_scenario(&resolved);
         let threads = threads.unwrap_or_else(hotlaunch::jobs).max(1);
-        let (report, events) = hotlaunch::simulate_events(&spec, &plans, threads, true, |_, _, _| {})?;
+        let (mut report, events) = hotlaunch::simulate_events(&spec, &plans, threads, true, |_, _, _| {})?;
+        report.config = Some(config.to_json());
         Ok::<_, anyhow::Error>((report::to_json_string(&report), serde_json::to_string(&events)?))
     })
     .map_err(py_err)

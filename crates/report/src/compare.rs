@@ -390,6 +390,10 @@ pub struct CompareReport {
     /// The figures, in display order.
     pub figures: Vec<FigureInfo>,
     pub policies: Vec<PolicyRow>,
+    /// What was compared, resolved (scenario text, base seed, seed count, policies, parameters,
+    /// device and apps), as recorded by the command; absent in reports made in memory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config: Option<serde_json::Value>,
 }
 
 impl CompareReport {
@@ -615,6 +619,7 @@ pub fn build(meta: CompareMeta, rows: Vec<RowInput>) -> CompareReport {
         method: METHOD.to_string(),
         figures,
         policies,
+        config: None,
     }
 }
 

@@ -66,29 +66,45 @@ pub fn write_atomic(path: &Path, contents: impl AsRef<[u8]>) -> io::Result<()> {
     r
 }
 
-/// Checks, before a run, that a file can be written at `path` (parent directories are created):
-/// it is not a directory and its directory accepts a new file. Nothing is left behind.
+/// Checks, before a run, that a file can be written at `path`: it is not a directory, its parent
+/// directory exists and accepts a new file. Nothing is created (a failed run leaves no trace).
 pub fn check_writable_file(path: &Path) -> io::Result<()> {
     if path.is_dir() {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, "is a directory"));
     }
-    create_parent(path)?;
-    probe(
-        path.parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new(".")),
-    )
+    existing_writable_dir(parent_of(path))
 }
 
-/// Checks, before a run, that report files can be written into `dir` (created if missing).
+/// Checks, before a run, that report files can be written into `dir`: either it is a writable
+/// directory, or it is missing and its parent is one (`dir` is then created when writing).
+/// Nothing is created here.
 pub fn check_writable_dir(dir: &Path) -> io::Result<()> {
-    std::fs::create_dir_all(dir)?;
-    probe(dir)
+    if dir.exists() {
+        existing_writable_dir(dir)
+    } else {
+        existing_writable_dir(parent_of(dir))
+    }
 }
 
-fn probe(dir: &Path) -> io::Result<()> {
+fn parent_of(path: &Path) -> &Path {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
+fn existing_writable_dir(dir: &Path) -> io::Result<()> {
+    if !dir.exists() {
+        let msg = format!("directory {} does not exist", dir.display());
+        return Err(io::Error::new(io::ErrorKind::NotFound, msg));
+    }
+    if !dir.is_dir() {
+        let msg = format!("{} is not a directory", dir.display());
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, msg));
+    }
+    // Creating and removing an empty file is the only reliable test (permissions, read-only
+    // mounts, ACLs); the probe name is unique to this process.
     let p = dir.join(format!(".hotlaunch-probe-{}", std::process::id()));
-    std::fs::write(&p, b"")?;
+    std::fs::write(&p, b"").map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", dir.display())))?;
     std::fs::remove_file(&p)
 }
 

@@ -57,6 +57,10 @@ pub struct RunReport {
     pub seed: u64,
     /// Simulated time covered by the run.
     pub simulated_seconds: f64,
+    /// What was run, resolved (scenario text, seed, policies, parameters, device and apps): enough
+    /// to run it again (`hotlaunch run --rerun REPORT.json`). Absent in reports made in memory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config: Option<serde_json::Value>,
     /// One result per policy, in the order they were requested.
     pub policies: Vec<PolicyResult>,
 }
@@ -72,6 +76,7 @@ impl RunReport {
             device: device.into(),
             seed,
             simulated_seconds: 0.0,
+            config: None,
             policies: Vec::new(),
         }
     }
@@ -184,8 +189,10 @@ pub struct GcRow {
     pub pause_ms: f64,
 }
 
-/// Summary of a latency distribution, milliseconds.
+/// Summary of a latency distribution, milliseconds. In JSON, an empty distribution's figures are
+/// `null` (absent, not 0 ms); they read back as 0 with `count` 0.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(into = "LatencyJson", from = "LatencyJson")]
 pub struct LatencySummary {
     /// Number of samples.
     pub count: u64,
@@ -195,6 +202,44 @@ pub struct LatencySummary {
     pub mean: f64,
     /// Largest sample.
     pub max: f64,
+}
+
+/// [`LatencySummary`] as written to JSON: figures absent when there are no samples.
+#[derive(Serialize, Deserialize)]
+struct LatencyJson {
+    count: u64,
+    p50: Option<f64>,
+    p90: Option<f64>,
+    p99: Option<f64>,
+    mean: Option<f64>,
+    max: Option<f64>,
+}
+
+impl From<LatencySummary> for LatencyJson {
+    fn from(l: LatencySummary) -> Self {
+        let v = |x: f64| (l.count > 0).then_some(x);
+        LatencyJson {
+            count: l.count,
+            p50: v(l.p50),
+            p90: v(l.p90),
+            p99: v(l.p99),
+            mean: v(l.mean),
+            max: v(l.max),
+        }
+    }
+}
+
+impl From<LatencyJson> for LatencySummary {
+    fn from(j: LatencyJson) -> Self {
+        LatencySummary {
+            count: j.count,
+            p50: j.p50.unwrap_or(0.0),
+            p90: j.p90.unwrap_or(0.0),
+            p99: j.p99.unwrap_or(0.0),
+            mean: j.mean.unwrap_or(0.0),
+            max: j.max.unwrap_or(0.0),
+        }
+    }
 }
 
 impl LatencySummary {

@@ -141,6 +141,9 @@ pub struct Variant {
     /// scenario's `[policy.<policy>]` key by key).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub params: Vec<PolicyTable>,
+    /// 1-based line of its `policy` key, when known (for errors about the policy's name).
+    #[serde(skip)]
+    pub policy_line: Option<usize>,
 }
 
 /// The workload section, checked.
@@ -272,6 +275,9 @@ pub struct ResolvedScenario {
     pub flash_mb: Option<u64>,
     /// Default policies.
     pub policies: Vec<String>,
+    /// 1-based line of the `policies` key, when known (for errors about a policy's name).
+    #[serde(skip)]
+    pub policies_line: Option<usize>,
     /// Variants.
     pub variants: Vec<Variant>,
     /// `[policy.<name>]` parameter tables (checked against the policies when runs are planned).
@@ -561,6 +567,7 @@ impl Scenario {
                 zram_mb: v.zram_mb,
                 all_in_dram: v.all_in_dram,
                 params,
+                policy_line: tomlerr::find_key_line(text, &sec, "policy"),
             });
         }
         if raw.apps.names.is_empty() || raw.apps.names.len() > 1000 {
@@ -620,6 +627,11 @@ impl Scenario {
         let mut s = Self::from_toml_str(&text, &origin)?;
         s.base_dir = Some(path.parent().map(Path::to_path_buf).unwrap_or_default());
         Ok(s)
+    }
+
+    /// The scenario's TOML text as read (recorded in reports so a run can be repeated).
+    pub fn text(&self) -> &str {
+        &self.text
     }
 
     /// A built-in scenario by name; the error lists the known names.
@@ -748,6 +760,7 @@ impl Scenario {
             zram_mb: self.zram_mb,
             flash_mb: self.flash_mb,
             policies: self.policies.clone(),
+            policies_line: tomlerr::find_key_line(&self.text, "", "policies"),
             variants: self.variants.clone(),
             policy_params: self.policy_params.clone(),
             origin: self.origin.clone(),

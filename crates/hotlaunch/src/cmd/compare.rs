@@ -103,15 +103,16 @@ fn plan_rows(
         .cloned()
         .collect();
     let for_variants: Vec<String> = params.iter().filter(|p| in_variants(p)).cloned().collect();
-    let mut rows: Vec<Row> = hotlaunch::plan_runs_with(r, policies, &for_policies, &policy::by_name)?
-        .into_iter()
-        .zip(policies)
-        .map(|(plan, name)| Row {
-            plan,
-            policy: name.clone(),
-            variant: false,
-        })
-        .collect();
+    let mut rows: Vec<Row> =
+        hotlaunch::plan_policies_beside_variants(r, policies, &for_policies, &policy::by_name)?
+            .into_iter()
+            .zip(policies)
+            .map(|(plan, name)| Row {
+                plan,
+                policy: name.clone(),
+                variant: false,
+            })
+            .collect();
     if !r.variants.is_empty() {
         let plans = hotlaunch::plan_runs_with(r, &[], &for_variants, &policy::by_name)?;
         for (mut plan, name) in plans.into_iter().zip(variant_policies) {
@@ -146,7 +147,7 @@ fn unified_ablation_rows(
         let mut p = base.clone();
         p.push(format!("unified.{}={}", spec.name, !on));
         let names = ["unified".to_string()];
-        let plan = hotlaunch::plan_runs_with(r, &names, &p, &policy::by_name)?.remove(0);
+        let plan = hotlaunch::plan_policies_beside_variants(r, &names, &p, &policy::by_name)?.remove(0);
         rows.push(Row {
             plan,
             policy: "unified".into(),
@@ -308,7 +309,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .find(|r| r.label == BASELINE)
         .or(inputs.first())
         .map_or_else(String::new, |r| r.label.clone());
-    let report = build(
+    let mut report = build(
         CompareMeta {
             scenario: resolved[0].name.clone(),
             device: resolved[0].device.name.clone(),
@@ -319,12 +320,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         inputs,
     );
 
+    report.config = Some(compare_config(&args, &report.seeds)?);
     print!("{}", report::compare_text::compare_summary_string(&report));
     let json = report::compare::to_json_string(&report)?;
     if let Some(path) = &args.json {
         report::write_atomic(path, &json).with_context(|| format!("writing {}", path.display()))?;
         println!("wrote {}", path.display());
     }
+    std::fs::create_dir_all(&dir).with_context(|| format!("--report {}", dir.display()))?;
     report::write_atomic(&dir.join("compare.json"), &json)
         .with_context(|| format!("writing {}", dir.join("compare.json").display()))?;
     let html = dir.join("index.html");
@@ -332,6 +335,25 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .with_context(|| format!("writing {}", html.display()))?;
     println!("wrote {}", html.display());
     Ok(())
+}
+
+/// The `config` block of the comparison: the run configuration of its first seed (scenario
+/// text, device, apps, policies, parameters) and what `compare` adds (seeds, --quick, --ablation).
+fn compare_config(args: &Args, seeds: &[u64]) -> anyhow::Result<serde_json::Value> {
+    let (config, _) = hotlaunch::RunConfig::load(
+        &args.scenario,
+        seeds.first().copied(),
+        &args.policies,
+        &args.params,
+    )?;
+    let mut v = config.to_json();
+    if let Some(m) = v.as_object_mut() {
+        m.insert("command".into(), "compare".into());
+        m.insert("seeds".into(), seeds.into());
+        m.insert("quick".into(), args.quick.into());
+        m.insert("ablation".into(), args.ablation.into());
+    }
+    Ok(v)
 }
 
 #[cfg(test)]

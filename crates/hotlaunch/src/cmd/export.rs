@@ -1,7 +1,7 @@
 //! `hotlaunch run … --perfetto FILE`: the run of `run`, also written as a Perfetto trace
 //! (`hotlaunch::perfetto`). Kept apart from `run.rs` so that plain runs keep their path.
 
-use super::run::{load_scenario, Args, LazyProgress};
+use super::run::{Args, LazyProgress};
 use anyhow::Context;
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -17,8 +17,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .with_context(|| format!("--report {}: cannot write there", d.display()))?;
     }
     let name = args.scenario.as_deref().unwrap_or("default");
-    let resolved = load_scenario(name, args.seed)?;
-    let plans = hotlaunch::plan_runs_with(&resolved, &args.policies, &args.params, &policy::by_name)?;
+    let (config, resolved) = match &args.rerun {
+        Some(p) => hotlaunch::RunConfig::from_report(p)?,
+        None => hotlaunch::RunConfig::load(name, args.seed, &args.policies, &args.params)?,
+    };
+    let plans = hotlaunch::plan_runs_with(&resolved, &config.policies, &config.params, &policy::by_name)?;
     let spec = hotlaunch::RunSpec::from_scenario(&resolved);
     let labels: Vec<String> = plans.iter().map(|p| p.label.clone()).collect();
     let mut progress = LazyProgress::new();
@@ -26,6 +29,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         progress.update(&labels[i], d, t)
     })?;
     progress.finish();
+    let mut report = report;
+    report.config = Some(config.to_json());
     report::print_summary(&report, &mut std::io::stdout())?;
     if let Some(p) = &args.json {
         report::write_json(&report, p).with_context(|| format!("writing {}", p.display()))?;

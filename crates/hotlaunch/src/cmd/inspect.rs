@@ -18,6 +18,10 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
+    if let Some(p) = &args.json {
+        report::check_writable_file(p)
+            .with_context(|| format!("--json {}: cannot write there", p.display()))?;
+    }
     let dump = runtime::hprof::parse_file(&args.file)?;
     let s = dump.summary();
     println!("file:            {}", s.file);
@@ -65,8 +69,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     }
     if let Some(p) = &args.json {
-        let f = std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?;
-        serde_json::to_writer_pretty(f, &s).with_context(|| format!("cannot write {}", p.display()))?;
+        let text = serde_json::to_string_pretty(&s)? + "\n";
+        report::write_atomic(p, text).with_context(|| format!("writing {}", p.display()))?;
     }
     Ok(())
 }

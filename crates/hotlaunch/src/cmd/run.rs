@@ -36,6 +36,10 @@ pub struct Args {
     /// Format of `--page-trace`: `oracle` (libCacheSim oracleGeneral binary) or `csv`.
     #[arg(long, default_value = "oracle", value_name = "oracle|csv")]
     pub page_trace_format: String,
+    /// Run again what a JSON report (`--json` or `report.json`) records in its `config` block:
+    /// same scenario text, seed, policies and parameters (give no scenario, policy or seed).
+    #[arg(long, value_name = "REPORT.json", conflicts_with_all = ["scenario", "policies", "params", "seed"])]
+    pub rerun: Option<PathBuf>,
 }
 
 /// A progress bar that appears only after one second, and only on a terminal.
@@ -98,12 +102,35 @@ pub fn load_scenario(name: &str, seed: Option<u64>) -> anyhow::Result<workload::
     Ok(sc.resolve()?)
 }
 
-/// Run `runs` of scenario `name` and write the outputs asked for.
+/// What to run: a scenario as named with overrides, or the configuration recorded in a report.
+pub enum Source<'a> {
+    Named {
+        name: &'a str,
+        seed: Option<u64>,
+        policies: &'a [String],
+        params: &'a [String],
+    },
+    Rerun(&'a std::path::Path),
+}
+
+impl Source<'_> {
+    /// The run's configuration and its resolved scenario.
+    pub fn load(&self) -> anyhow::Result<(hotlaunch::RunConfig, workload::scenario::ResolvedScenario)> {
+        match self {
+            Source::Named {
+                name,
+                seed,
+                policies,
+                params,
+            } => hotlaunch::RunConfig::load(name, *seed, policies, params),
+            Source::Rerun(p) => hotlaunch::RunConfig::from_report(p),
+        }
+    }
+}
+
+/// Run what `source` asks for and write the outputs asked for.
 pub fn execute(
-    name: &str,
-    seed: Option<u64>,
-    policies: &[String],
-    params: &[String],
+    source: Source,
     json: Option<&PathBuf>,
     report_dir: Option<&PathBuf>,
 ) -> anyhow::Result<report::model::RunReport> {
@@ -116,13 +143,14 @@ pub fn execute(
         report::check_writable_dir(dir)
             .with_context(|| format!("--report {}: cannot write there", dir.display()))?;
     }
-    let resolved = load_scenario(name, seed)?;
-    let plans = hotlaunch::plan_runs_with(&resolved, policies, params, &policy::by_name)?;
+    let (config, resolved) = source.load()?;
+    let plans = hotlaunch::plan_runs_with(&resolved, &config.policies, &config.params, &policy::by_name)?;
     let spec = hotlaunch::RunSpec::from_scenario(&resolved);
     let labels: Vec<String> = plans.iter().map(|p| p.label.clone()).collect();
     let mut progress = LazyProgress::new();
-    let report = hotlaunch::simulate(&spec, &plans, |i, d, t| progress.update(&labels[i], d, t))?;
+    let mut report = hotlaunch::simulate(&spec, &plans, |i, d, t| progress.update(&labels[i], d, t))?;
     progress.finish();
+    report.config = Some(config.to_json());
     report::print_summary(&report, &mut std::io::stdout())?;
     if let Some(path) = json {
         report::write_json(&report, path).with_context(|| format!("writing {}", path.display()))?;
@@ -143,21 +171,28 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.perfetto.is_some() {
         return super::export::run(args);
     }
-    let name = args.scenario.as_deref().unwrap_or("default");
-    execute(
-        name,
-        args.seed,
-        &args.policies,
-        &args.params,
-        args.json.as_ref(),
-        args.report.as_ref(),
-    )?;
+    let source = match &args.rerun {
+        Some(p) => Source::Rerun(p),
+        None => Source::Named {
+            name: args.scenario.as_deref().unwrap_or("default"),
+            seed: args.seed,
+            policies: &args.policies,
+            params: &args.params,
+        },
+    };
+    execute(source, args.json.as_ref(), args.report.as_ref())?;
     Ok(())
 }
 
 /// `hotlaunch` with no arguments: the default scenario, report in ./hotlaunch-report.
 pub fn run_default() -> anyhow::Result<()> {
     let dir = PathBuf::from("hotlaunch-report");
-    execute("default", None, &[], &[], None, Some(&dir))?;
+    let source = Source::Named {
+        name: "default",
+        seed: None,
+        policies: &[],
+        params: &[],
+    };
+    execute(source, None, Some(&dir))?;
     Ok(())
 }

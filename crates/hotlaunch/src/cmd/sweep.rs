@@ -31,7 +31,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .map_or("sweep".into(), |s| s.to_string_lossy().to_string());
         PathBuf::from(format!("{stem}-sweep"))
     });
-    std::fs::create_dir_all(&out)
+    report::check_writable_dir(&out)
+        .and_then(|()| std::fs::create_dir_all(&out))
         .map_err(|e| anyhow::anyhow!("--out {}: cannot create: {e}", out.display()))?;
     let log = ResumeLog::open(&out.join("points.jsonl"))?;
     let points = grid.points();
