@@ -170,9 +170,11 @@ pub fn java_model(
     use runtime::gen::{GraphSpec, SizeDist, SyntheticSpec};
     let j = &p.java;
     let bytes = java_pages as u64 * 4096;
+    // Generated heaps are recipes built at the app's first launch (`runtime::lazy`); a dump is
+    // parsed now so that a bad one is reported before the run.
     let synthetic = |mut s: SyntheticSpec| {
         s.footprint = bytes;
-        s.blueprint()
+        runtime::LazyBlueprint::new(move || s.blueprint())
     };
     let mut config = runtime::HeapConfig::for_dram_mb(device.memory.dram_mb);
     if j.large_heap {
@@ -210,8 +212,9 @@ pub fn java_model(
                 shared_refs: runtime::bench::BENCH_SHARED_REFS,
                 ..GraphSpec::default()
             };
-            let mut rng = RngStreams::new(seed).stream("java-heap", 0);
-            spec.blueprint(&mut rng)
+            runtime::LazyBlueprint::new(move || {
+                spec.blueprint(&mut RngStreams::new(seed).stream("java-heap", 0))
+            })
         }
         "fleet-512" => synthetic(SyntheticSpec::idle_uniform(512)),
         "fleet-2048" => synthetic(SyntheticSpec::idle_uniform(2048)),
@@ -223,14 +226,15 @@ pub fn java_model(
             let path = std::path::Path::new(j.heap.trim());
             let dump = runtime::hprof::parse_file(path)
                 .with_context(|| format!("app {}: java.heap = {:?}", p.name, j.heap))?;
-            dump.blueprint()
+            let bp = dump.blueprint();
+            if bp.total_bytes() > config.growth_limit {
+                return Err(too_big(bp.total_bytes()));
+            }
+            bp.into()
         }
     };
-    if blueprint.total_bytes() > config.growth_limit {
-        return Err(too_big(blueprint.total_bytes()));
-    }
     Ok(JavaModel {
-        blueprint: std::sync::Arc::new(blueprint),
+        blueprint,
         config,
         params: runtime::JavaParams {
             fg_alloc_bytes_per_s: j.fg_alloc_mb_per_s * 1e6,

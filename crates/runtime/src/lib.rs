@@ -28,11 +28,13 @@ pub mod heap;
 pub mod hooks;
 pub mod hprof;
 pub mod kernel_backing;
+pub mod lazy;
 
 pub use access::{AccessStats, Span};
 pub use app::{JavaApp, JavaModel, JavaParams};
 pub use backing::{MockBacking, NullBacking, PageBacking};
 pub use blueprint::Blueprint;
+pub use lazy::LazyBlueprint;
 pub use gc::{GcCause, GcCosts, GcKind, GcStats};
 pub use heap::{ClassId, ClassKind, Heap, HeapConfig, HeapError, Meta, ObjId, NULL};
 pub use hooks::{Access, AccessKind, AfterGc, BarrierOutcome, CollectedSet, RuntimeHooks, StockArt};
