@@ -34,10 +34,10 @@ pub use access::{AccessStats, Span};
 pub use app::{JavaApp, JavaModel, JavaParams};
 pub use backing::{MockBacking, NullBacking, PageBacking};
 pub use blueprint::Blueprint;
-pub use lazy::LazyBlueprint;
 pub use gc::{GcCause, GcCosts, GcKind, GcStats};
 pub use heap::{ClassId, ClassKind, Heap, HeapConfig, HeapError, Meta, ObjId, NULL};
 pub use hooks::{Access, AccessKind, AfterGc, BarrierOutcome, CollectedSet, RuntimeHooks, StockArt};
+pub use lazy::LazyBlueprint;
 
 use engine::{Actor, CpuLedger, HookCx, Nanos, Stall, Timers};
 
