@@ -428,17 +428,22 @@ pub struct AccessModel {
     b2: Vec<u32>,
 }
 
+/// [`plan`] with its error as a one-line profile error.
+fn checked_plan(profile: &AppProfile, layout: &AppLayout) -> Result<Plan, AppError> {
+    plan(profile, layout).map_err(|e| AppError::Invalid {
+        origin: profile.name.clone(),
+        line: None,
+        key: format!("access.{}", e.key),
+        expected: e.expected,
+        got: e.got,
+    })
+}
+
 impl AccessModel {
     /// Builds the structure for `profile` on `layout` (normally [`AppLayout::from_profile`]).
     /// Fails (one-line error naming the profile key) when the launch structure does not fit.
     pub fn new(profile: &AppProfile, layout: AppLayout, seed: u64) -> Result<Self, AppError> {
-        let plan = plan(profile, &layout).map_err(|e| AppError::Invalid {
-            origin: profile.name.clone(),
-            line: None,
-            key: format!("access.{}", e.key),
-            expected: e.expected,
-            got: e.got,
-        })?;
+        let plan = checked_plan(profile, &layout)?;
         let n_ctx = profile.contexts.len().max(1);
         let mut rng = SimRng::seed_from_u64(splitmix64(seed ^ 0x0a11_5eed_0000_0001));
         let mut shared = Vec::new();
@@ -549,6 +554,12 @@ impl AccessModel {
             b1,
             b2,
         })
+    }
+
+    /// Checks that [`AccessModel::new`] would succeed for `profile` on `layout`, without building
+    /// anything (the structure of an app that is never launched need not exist).
+    pub fn check(profile: &AppProfile, layout: &AppLayout) -> Result<(), AppError> {
+        checked_plan(profile, layout).map(|_| ())
     }
 
     /// Builds the model for the profile's steady layout.

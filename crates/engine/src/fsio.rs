@@ -1,7 +1,9 @@
 //! Bounded reads of input files (issue 13): every file hotlaunch reads on a user's behalf
-//! (scenario, device and app profiles, heap dumps, corpora, cost tables) goes through
+//! (scenario, device and app profiles, heap dumps, corpora, cost tables, sweeps) goes through
 //! [`read_capped`], which refuses what is not a regular file (`/dev/zero` would read until memory
 //! runs out, a FIFO would block forever) and files larger than a per-kind cap, before reading.
+//! Files read as a stream (page traces, a sweep's resume log) are opened through [`open_regular`],
+//! the same checks with a larger cap (memory does not grow with their size).
 //!
 //! Simplified: the check and the read are not atomic (a file swapped between them is read with the
 //! same cap, so memory stays bounded either way).
@@ -21,6 +23,11 @@ pub enum FileKind {
     Costs,
     /// A JSON run report read back (`run --rerun`).
     Report,
+    Sweep,
+    /// A page or request trace (libCacheSim, Ariadne), streamed.
+    Trace,
+    /// A sweep's resume log (`points.jsonl`), streamed.
+    ResumeLog,
 }
 
 impl FileKind {
@@ -29,10 +36,12 @@ impl FileKind {
     /// stays within a couple of GB of host memory.
     pub const fn max_bytes(self) -> u64 {
         match self {
-            FileKind::Scenario => 16 << 20,
+            FileKind::Scenario | FileKind::Sweep => 16 << 20,
             FileKind::Device | FileKind::App | FileKind::Costs => 1 << 20,
             FileKind::HeapDump => 1 << 30,
             FileKind::Corpus | FileKind::Report => 1 << 30,
+            // Streamed: the cap only bounds run time (a day's trace of a busy cache is ~100 GB).
+            FileKind::Trace | FileKind::ResumeLog => 1 << 40,
         }
     }
 }
@@ -47,6 +56,9 @@ impl fmt::Display for FileKind {
             FileKind::Corpus => "corpus file",
             FileKind::Costs => "cost table",
             FileKind::Report => "report",
+            FileKind::Sweep => "sweep file",
+            FileKind::Trace => "trace",
+            FileKind::ResumeLog => "resume log",
         })
     }
 }
@@ -69,6 +81,30 @@ pub fn read_capped(path: &Path, kind: FileKind) -> io::Result<Vec<u8>> {
 
 /// [`read_capped`] with an explicit cap.
 pub fn read_capped_to(path: &Path, kind: FileKind, max: u64) -> io::Result<Vec<u8>> {
+    let (f, len) = open_checked(path, kind, max)?;
+    let mut buf = Vec::with_capacity(len as usize);
+    f.take(max + 1).read_to_end(&mut buf)?;
+    if buf.len() as u64 > max {
+        return Err(too_big(kind, max));
+    }
+    Ok(buf)
+}
+
+/// Opens `path` for streamed reading if it is a regular file of at most `kind.max_bytes()`
+/// bytes (errors as [`read_capped`]).
+pub fn open_regular(path: &Path, kind: FileKind) -> io::Result<std::fs::File> {
+    open_checked(path, kind, kind.max_bytes()).map(|(f, _)| f)
+}
+
+fn too_big(kind: FileKind, max: u64) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("larger than the {} limit for a {kind}", human(max)),
+    )
+}
+
+/// The file and its length, if it is a regular file within `max` bytes.
+fn open_checked(path: &Path, kind: FileKind, max: u64) -> io::Result<(std::fs::File, u64)> {
     // Metadata before opening: opening a FIFO for reading blocks until a writer appears.
     let meta = std::fs::metadata(path)?;
     if !meta.is_file() {
@@ -82,22 +118,10 @@ pub fn read_capped_to(path: &Path, kind: FileKind, max: u64) -> io::Result<Vec<u
             format!("{kind} {what}"),
         ));
     }
-    let too_big = || {
-        io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("larger than the {} limit for a {kind}", human(max)),
-        )
-    };
     if meta.len() > max {
-        return Err(too_big());
+        return Err(too_big(kind, max));
     }
-    let f = std::fs::File::open(path)?;
-    let mut buf = Vec::with_capacity(meta.len() as usize);
-    f.take(max + 1).read_to_end(&mut buf)?;
-    if buf.len() as u64 > max {
-        return Err(too_big());
-    }
-    Ok(buf)
+    Ok((std::fs::File::open(path)?, meta.len()))
 }
 
 /// [`read_capped`] as UTF-8 text.

@@ -68,7 +68,7 @@ fn app(name: &str, base: u32, len: u32, device: &device::DeviceProfile, seed: u6
         content_len: len,
         access: Box::new(Sets { java, native, file }),
         java: JavaModel {
-            blueprint: std::sync::Arc::new(bp),
+            blueprint: std::sync::Arc::new(bp).into(),
             config: runtime::HeapConfig::for_dram_mb(device.memory.dram_mb),
             params: runtime::JavaParams::default(),
         },

@@ -23,6 +23,15 @@ use workload::user::Action;
 
 /// Distinct content pages generated per app (pages of an app share this pool).
 pub const CONTENTS_PER_APP: usize = 512;
+/// Distinct content pages for all apps of a run together (256 MiB of page bytes): every app gets
+/// [`CONTENTS_PER_APP`] up to 128 apps; beyond that the pools shrink (at least 16 pages each), so
+/// a 1,000-app declaration does not hold 2 GB of page contents (issue 13).
+pub const CONTENT_PAGES_TOTAL: usize = 65_536;
+
+/// Content pool size of each app in a run of `apps` apps.
+pub fn contents_per_app(apps: usize) -> usize {
+    (CONTENT_PAGES_TOTAL / apps.max(1)).clamp(16, CONTENTS_PER_APP)
+}
 
 /// One fully resolved run: everything needed, nothing left to look up.
 #[derive(Debug, Clone)]
@@ -107,37 +116,69 @@ pub fn launch_work_ns(ms: f64, device: &DeviceProfile) -> Nanos {
     (ms * device.cpu.speed_factor / LAUNCH_REFERENCE_SPEED_FACTOR * NS_PER_MS as f64) as Nanos
 }
 
-/// The access model of one app, seen through the framework's trait.
-struct Access(AccessModel);
+/// The access model of one app, seen through the framework's trait. Built at the app's first
+/// launch (checked before the run): most of a 1,000-app declaration is never launched (issue 13).
+/// Building is seeded, so when it happens does not change results.
+struct Access {
+    profile: AppProfile,
+    seed: u64,
+    model: std::sync::OnceLock<AccessModel>,
+}
+
+impl Access {
+    fn new(profile: &AppProfile, seed: u64) -> anyhow::Result<Self> {
+        AccessModel::check(profile, &apps::AppLayout::from_profile(profile))
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        Ok(Self {
+            profile: profile.clone(),
+            seed,
+            model: std::sync::OnceLock::new(),
+        })
+    }
+
+    fn model(&self) -> &AccessModel {
+        self.model.get_or_init(|| {
+            AccessModel::for_profile(&self.profile, self.seed)
+                .expect("AccessModel::check passed before the run")
+        })
+    }
+
+    fn model_mut(&mut self) -> &mut AccessModel {
+        self.model();
+        self.model.get_mut().expect("built just above")
+    }
+}
 
 impl AccessSets for Access {
     fn contexts(&self) -> usize {
-        self.0.contexts()
+        // As `AccessModel::contexts`, without building the model.
+        self.profile.contexts.len().max(1)
     }
     fn launch_set(&mut self, context: usize, n: u32) -> Vec<u32> {
-        self.0.launch_set(context, n as u64)
+        self.model_mut().launch_set(context, n as u64)
     }
     fn foreground_ws(&self) -> &[u32] {
-        self.0.foreground_ws()
+        self.model().foreground_ws()
     }
     fn b1(&self, context: usize) -> &[u32] {
-        self.0.b1(context)
+        self.model().b1(context)
     }
     fn b2(&self) -> &[u32] {
-        self.0.b2()
+        self.model().b2()
     }
 }
 
 fn app_models(spec: &RunSpec, contents: &mut ContentStore) -> anyhow::Result<Vec<AppModel>> {
     let streams = RngStreams::new(spec.seed);
+    let pool = contents_per_app(spec.apps.len());
     spec.apps
         .iter()
         .enumerate()
         .map(|(i, p)| {
             let seed = streams.stream("app-access", i as u64).gen::<u64>();
-            let access = AccessModel::for_profile(p, seed).map_err(|e| anyhow::anyhow!("{e}"))?;
-            let layout = *access.layout();
-            let range = contents.append_synthetic(&p.synth_mix(), CONTENTS_PER_APP, seed ^ 0xC0_4E47);
+            let access = Access::new(p, seed)?;
+            let layout = apps::AppLayout::from_profile(p);
+            let range = contents.append_synthetic(&p.synth_mix(), pool, seed ^ 0xC0_4E47);
             let steady = layout.anon_pages().max(1);
             Ok(AppModel {
                 name: p.name.clone(),
@@ -151,7 +192,7 @@ fn app_models(spec: &RunSpec, contents: &mut ContentStore) -> anyhow::Result<Vec
                 threads: p.threads,
                 content_base: range.start,
                 content_len: range.end - range.start,
-                access: Box::new(Access(access)),
+                access: Box::new(access),
                 java: java_model(p, layout.java_pages, &spec.device, seed)?,
                 io_buffer_scale: p.io_buffer_scale,
             })
@@ -170,9 +211,11 @@ pub fn java_model(
     use runtime::gen::{GraphSpec, SizeDist, SyntheticSpec};
     let j = &p.java;
     let bytes = java_pages as u64 * 4096;
+    // Generated heaps are recipes built at the app's first launch (`runtime::lazy`); a dump is
+    // parsed now so that a bad one is reported before the run.
     let synthetic = |mut s: SyntheticSpec| {
         s.footprint = bytes;
-        s.blueprint()
+        runtime::LazyBlueprint::new(move || s.blueprint())
     };
     let mut config = runtime::HeapConfig::for_dram_mb(device.memory.dram_mb);
     if j.large_heap {
@@ -210,8 +253,9 @@ pub fn java_model(
                 shared_refs: runtime::bench::BENCH_SHARED_REFS,
                 ..GraphSpec::default()
             };
-            let mut rng = RngStreams::new(seed).stream("java-heap", 0);
-            spec.blueprint(&mut rng)
+            runtime::LazyBlueprint::new(move || {
+                spec.blueprint(&mut RngStreams::new(seed).stream("java-heap", 0))
+            })
         }
         "fleet-512" => synthetic(SyntheticSpec::idle_uniform(512)),
         "fleet-2048" => synthetic(SyntheticSpec::idle_uniform(2048)),
@@ -223,14 +267,15 @@ pub fn java_model(
             let path = std::path::Path::new(j.heap.trim());
             let dump = runtime::hprof::parse_file(path)
                 .with_context(|| format!("app {}: java.heap = {:?}", p.name, j.heap))?;
-            dump.blueprint()
+            let bp = dump.blueprint();
+            if bp.total_bytes() > config.growth_limit {
+                return Err(too_big(bp.total_bytes()));
+            }
+            bp.into()
         }
     };
-    if blueprint.total_bytes() > config.growth_limit {
-        return Err(too_big(blueprint.total_bytes()));
-    }
     Ok(JavaModel {
-        blueprint: std::sync::Arc::new(blueprint),
+        blueprint,
         config,
         params: runtime::JavaParams {
             fg_alloc_bytes_per_s: j.fg_alloc_mb_per_s * 1e6,

@@ -91,7 +91,7 @@ fn err(origin: &str, line: Option<usize>, key: &str, msg: &str) -> anyhow::Error
 impl SweepGrid {
     /// Reads and checks a sweep file.
     pub fn load(path: &Path) -> anyhow::Result<Self> {
-        let text = std::fs::read_to_string(path)
+        let text = engine::fsio::read_capped_string(path, engine::fsio::FileKind::Sweep)
             .map_err(|e| anyhow::anyhow!("sweep {}: cannot read: {e}", path.display()))?;
         let mut g = Self::from_toml_str(&text, &path.display().to_string())?;
         g.base_dir = path.parent().map(Path::to_path_buf);
@@ -390,7 +390,8 @@ impl ResumeLog {
         let mut done = BTreeMap::new();
         let mut good_len = 0u64;
         if path.exists() {
-            let f = std::fs::File::open(path).with_context(|| format!("reading {}", path.display()))?;
+            let f = engine::fsio::open_regular(path, engine::fsio::FileKind::ResumeLog)
+                .with_context(|| format!("reading {}", path.display()))?;
             let mut reader = std::io::BufReader::new(f);
             let mut line = String::new();
             let mut n = 0usize;

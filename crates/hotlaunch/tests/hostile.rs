@@ -10,9 +10,16 @@ struct Out {
     stderr: String,
     /// CPU time the process had used at the last poll before it exited.
     cpu: Duration,
+    /// Peak resident set (VmHWM) at the last poll before it exited, bytes.
+    peak_rss: u64,
 }
 
 fn hotlaunch(args: &[&str]) -> Out {
+    hotlaunch_within(args, Duration::from_secs(5))
+}
+
+/// Runs hotlaunch, failing the test if it uses more than `cpu_limit` of CPU time.
+fn hotlaunch_within(args: &[&str], cpu_limit: Duration) -> Out {
     let mut child = Command::new(env!("CARGO_BIN_EXE_hotlaunch"))
         .args(args)
         .stdin(Stdio::null())
@@ -23,21 +30,23 @@ fn hotlaunch(args: &[&str]) -> Out {
     // Hang guard on the child's CPU time, not wall time: the test machines are shared, and a
     // loaded host must not turn a quick refusal into a failure (wall time only as a backstop).
     let t = Instant::now();
-    let mut cpu = Duration::ZERO;
+    let (mut cpu, mut peak_rss) = (Duration::ZERO, 0);
     loop {
         cpu = child_cpu(child.id()).unwrap_or(cpu);
+        peak_rss = child_peak_rss(child.id()).unwrap_or(peak_rss);
         if let Some(status) = child.try_wait().expect("wait") {
             let out = child.wait_with_output().expect("output");
             return Out {
                 code: status.code().unwrap_or(-1),
                 stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
                 cpu,
+                peak_rss,
             };
         }
-        if cpu > Duration::from_secs(5) || t.elapsed() > Duration::from_secs(300) {
+        if cpu > cpu_limit || t.elapsed() > Duration::from_secs(300) {
             let _ = child.kill();
             panic!(
-                "hotlaunch {args:?} used more than 5 CPU-s ({cpu:?}, {:?} wall)",
+                "hotlaunch {args:?} used more than {cpu_limit:?} of CPU ({cpu:?}, {:?} wall)",
                 t.elapsed()
             );
         }
@@ -54,6 +63,14 @@ fn child_cpu(pid: u32) -> Option<Duration> {
     let f: Vec<&str> = rest.split_whitespace().collect();
     let ticks = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
     Some(Duration::from_millis(ticks * 10))
+}
+
+/// Peak resident set of a running process (`VmHWM` in `/proc/<pid>/status`), bytes.
+fn child_peak_rss(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb = line.split_whitespace().nth(1)?.parse::<u64>().ok()?;
+    Some(kb * 1024)
 }
 
 /// A fresh directory for one test.
@@ -266,4 +283,47 @@ fn zram_check_without_a_device_fails() {
     c.write(&path).unwrap();
     let o = hotlaunch(&["zram-check", path.to_str().unwrap(), "--device", "/dev/null"]);
     one_line_error(&o, &["nothing compared"]);
+}
+
+#[test]
+fn streamed_inputs_refuse_special_files() {
+    let d = dir("streamed");
+    let f = fifo(&d);
+    let f = f.to_str().unwrap();
+    for bad in ["/dev/zero", f] {
+        for fmt in ["oracle", "csv"] {
+            one_line_error(
+                &hotlaunch(&["replay", bad, "--memory", "64", "--format", fmt]),
+                &[bad, "not a regular file"],
+            );
+        }
+        let seq = d.join("seq.csv");
+        let seq = seq.to_str().unwrap();
+        one_line_error(
+            &hotlaunch(&["import-ariadne", bad, "--sequence", seq]),
+            &[bad, "not a regular file"],
+        );
+        one_line_error(&hotlaunch(&["sweep", bad]), &[bad, "not a regular file"]);
+    }
+    // A directory whose trace files are special files.
+    let seq = d.join("seq.csv");
+    let seq = seq.to_str().unwrap();
+    let a = d.join("ariadne");
+    std::fs::create_dir_all(&a).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", a.join("swapout_trace.txt")).unwrap();
+    one_line_error(
+        &hotlaunch(&["import-ariadne", a.to_str().unwrap(), "--sequence", seq]),
+        &["swapout_trace.txt", "not a regular file"],
+    );
+}
+
+#[test]
+fn a_thousand_declared_apps_run_in_bounded_time_and_memory() {
+    // The documented maximum; only one is launched, so only one heap and access model is built.
+    let d = dir("thousand");
+    let names = vec!["\"Twitter\""; 1000].join(", ");
+    let s = scenario(&d, "pixel3", &names, LAUNCH);
+    let o = hotlaunch_within(&["run", s.to_str().unwrap()], Duration::from_secs(20));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.peak_rss < 2 << 30, "peak RSS {} MiB", o.peak_rss >> 20);
 }

@@ -71,7 +71,7 @@ fn a_gc_over_a_paged_out_heap_swaps_it_back_in_on_the_gc_thread() {
     .blueprint(&mut rng);
     let pages = (bp.total_bytes() / 4096) as u32;
     let model = JavaModel {
-        blueprint: std::sync::Arc::new(bp),
+        blueprint: std::sync::Arc::new(bp).into(),
         config: HeapConfig::pixel3(),
         params: JavaParams::default(),
     };

@@ -53,7 +53,7 @@ fn rig() -> Rig {
     let bp = spec.blueprint();
     let pages = (bp.total_bytes() / 4096) as u32;
     let model = JavaModel {
-        blueprint: Arc::new(bp),
+        blueprint: Arc::new(bp).into(),
         config: HeapConfig::pixel3().large_heap(),
         params: JavaParams {
             fg_alloc_bytes_per_s: 0.0,

@@ -31,6 +31,7 @@ use crate::blueprint::Blueprint;
 use crate::gc::GcStats;
 use crate::heap::{ClassId, ClassKind, HeapConfig, HeapError, ObjId, NULL, PAGE_SIZE};
 use crate::hooks::RuntimeHooks;
+use crate::lazy::LazyBlueprint;
 use crate::{Runtime, StepCost};
 use engine::{Actor, CpuLedger, Nanos, SimRng, Stall};
 use kernel::types::{PageIdx, Pid};
@@ -78,7 +79,8 @@ impl Default for JavaParams {
 #[derive(Debug, Clone)]
 pub struct JavaModel {
     /// Long-lived objects, in allocation order; the access model's Java pages map onto them.
-    pub blueprint: Arc<Blueprint>,
+    /// Built when the first process starts.
+    pub blueprint: LazyBlueprint,
     pub config: HeapConfig,
     pub params: JavaParams,
 }
@@ -134,7 +136,7 @@ impl JavaApp {
         rng: SimRng,
         now: Nanos,
     ) -> Self {
-        let (bp, params) = (Arc::clone(&model.blueprint), model.params);
+        let (bp, params) = (Arc::clone(model.blueprint.get()), model.params);
         let mut rt = Runtime::boxed(pid, model.config.clone(), hooks);
         let hclass = bp.register_classes(&mut rt.heap);
         let garbage_class = rt.heap.class_named("byte[]", ClassKind::PrimitiveArray(1));

@@ -352,7 +352,10 @@ pub struct Heap {
 
 #[inline]
 pub(crate) fn align_up(x: u32, a: u32) -> u32 {
-    (x + a - 1) & !(a - 1)
+    // In u64 and saturating at the largest aligned u32 rather than overflowing: a crafted size
+    // that large (issue 13: a 213-byte dump) fits no region, and the allocator refuses it.
+    let a = a as u64;
+    (((x as u64 + a - 1) & !(a - 1)).min(u32::MAX as u64 & !(a - 1))) as u32
 }
 
 impl Heap {

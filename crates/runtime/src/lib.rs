@@ -28,6 +28,7 @@ pub mod heap;
 pub mod hooks;
 pub mod hprof;
 pub mod kernel_backing;
+pub mod lazy;
 
 pub use access::{AccessStats, Span};
 pub use app::{JavaApp, JavaModel, JavaParams};
@@ -36,6 +37,7 @@ pub use blueprint::Blueprint;
 pub use gc::{GcCause, GcCosts, GcKind, GcStats};
 pub use heap::{ClassId, ClassKind, Heap, HeapConfig, HeapError, Meta, ObjId, NULL};
 pub use hooks::{Access, AccessKind, AfterGc, BarrierOutcome, CollectedSet, RuntimeHooks, StockArt};
+pub use lazy::LazyBlueprint;
 
 use engine::{Actor, CpuLedger, HookCx, Nanos, Stall, Timers};
 

@@ -194,7 +194,7 @@ fn java_app(hooks: Box<dyn RuntimeHooks>, churn: bool) -> JavaApp {
     let bp = spec.blueprint(&mut RngStreams::new(3).stream("bp", 0));
     let pages = (bp.total_bytes() / PAGE_SIZE as u64) as u32;
     let model = JavaModel {
-        blueprint: Arc::new(bp),
+        blueprint: Arc::new(bp).into(),
         config: config(),
         params: JavaParams {
             churn_bytes: if churn { 64 << 10 } else { 0 },

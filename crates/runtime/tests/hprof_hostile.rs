@@ -173,3 +173,21 @@ fn huge_instance_size_loads_or_errors_without_overflow() {
         assert!(r.is_err(), "a {size}-byte object cannot fit a 256 MB heap");
     }
 }
+
+#[test]
+fn object_alignment_saturates_instead_of_overflowing() {
+    // Run in a debug build too: unchecked `x + a - 1` panicked there on u32::MAX.
+    use runtime::heap::Heap;
+    assert_eq!(Heap::aligned(u32::MAX), 0xFFFF_FFF8);
+    assert_eq!(Heap::aligned(u32::MAX - 7), 0xFFFF_FFF8);
+    assert_eq!(Heap::aligned(13), 16);
+    let cfg = runtime::heap::HeapConfig {
+        capacity: 256 << 20,
+        growth_limit: 256 << 20,
+        ..Default::default()
+    };
+    let mut heap = Heap::new(1, cfg);
+    let c = heap.class_named("huge", runtime::ClassKind::Instance);
+    let mut b = runtime::backing::NullBacking::default();
+    assert!(heap.alloc_quiet(0, c, u32::MAX, 0, &mut b).is_err());
+}

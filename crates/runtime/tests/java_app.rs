@@ -33,7 +33,7 @@ fn generated(bytes: u64, seed: u64) -> Blueprint {
 
 fn app(bp: Blueprint, pages: u32, params: JavaParams) -> JavaApp {
     let model = JavaModel {
-        blueprint: Arc::new(bp),
+        blueprint: Arc::new(bp).into(),
         config: small_config(),
         params,
     };

@@ -96,7 +96,8 @@ pub fn for_each_request(
     format: Format,
     f: impl FnMut(Request),
 ) -> Result<u64, TraceError> {
-    let file = std::fs::File::open(path).map_err(|e| TraceError::io(path, e))?;
+    let file = engine::fsio::open_regular(path, engine::fsio::FileKind::Trace)
+        .map_err(|e| TraceError::io(path, e))?;
     let r = std::io::BufReader::with_capacity(1 << 20, file);
     let res = match format {
         Format::Oracle => oracle::read(r, f),

@@ -53,7 +53,8 @@ fn obj(app: u64, sector: u64, path: &Path, what: &str, n: u64) -> anyhow::Result
 }
 
 fn open(path: &Path) -> anyhow::Result<BufReader<std::fs::File>> {
-    let f = std::fs::File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
+    let f = engine::fsio::open_regular(path, engine::fsio::FileKind::Trace)
+        .with_context(|| format!("{}: cannot open", path.display()))?;
     Ok(BufReader::with_capacity(1 << 20, f))
 }
 
@@ -125,8 +126,8 @@ pub fn import(input: &Path) -> anyhow::Result<Imported> {
         }
     } else {
         let mut head = [0u8; 8];
-        let mut f =
-            std::fs::File::open(input).with_context(|| format!("{}: cannot open", input.display()))?;
+        let mut f = engine::fsio::open_regular(input, engine::fsio::FileKind::Trace)
+            .with_context(|| format!("{}: cannot open", input.display()))?;
         let got =
             std::io::Read::read(&mut f, &mut head).with_context(|| format!("reading {}", input.display()))?;
         if head[..got] == ariadne::MARK_OPEN[..got.min(8)] && got > 0 {
