@@ -585,11 +585,11 @@ impl Simulation {
         }
         self.checks.done += 1;
         self.checks.last_ns = t;
-        let heaps = self.rt.iter().filter_map(|r| r.java.as_ref());
-        let res: Result<(), String> = self
+        let mut heaps = self.rt.iter().filter_map(|r| r.java.as_ref());
+        let res = self
             .k
             .check_invariants()
-            .and_then(|_| heaps.map(|j| j.rt.heap.check_invariants()).collect());
+            .and_then(|_| heaps.try_for_each(|j| j.rt.heap.check_invariants()));
         if let (Err(e), None) = (res, &self.checks.first_violation) {
             self.checks.first_violation = Some(format!("at {:.3} s: {e}", t as f64 / 1e9));
         }
