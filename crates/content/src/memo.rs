@@ -61,6 +61,22 @@ impl Blob {
         self.bytes.len()
     }
 
+    /// A copy of this blob with compressed byte `at` inverted and not yet verified: fault
+    /// injection for integrity tests (a load of it must report a checksum mismatch).
+    pub fn with_flipped_byte(&self, at: usize) -> Blob {
+        let mut bytes = self.bytes.to_vec();
+        if let Some(b) = bytes.get_mut(at) {
+            *b = !*b;
+        }
+        Blob {
+            codec: self.codec,
+            bytes: Arc::from(bytes),
+            orig_len: self.orig_len,
+            input_sum: self.input_sum,
+            state: AtomicU8::new(0),
+        }
+    }
+
     /// Whether a decompression of this blob has been verified against its input checksum.
     pub fn verified(&self) -> Option<bool> {
         match self.state.load(Ordering::Relaxed) {

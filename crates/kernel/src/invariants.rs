@@ -6,6 +6,16 @@ use crate::types::*;
 use crate::Kernel;
 
 impl Kernel {
+    /// Fault injection for integrity tests: damage the stored copy of swapped-out page `idx` in
+    /// its backend ([`crate::swap::SwapBackend::corrupt`]). Returns whether anything was damaged
+    /// (false if the page is not swapped out or its backend holds no bytes for it).
+    pub fn corrupt_swapped_page(&mut self, idx: PageIdx) -> bool {
+        match self.pt.pages.get(idx as usize) {
+            Some(p) if p.state == PageState::Swapped => self.backends[p.swap_dev as usize].corrupt(p.loc),
+            _ => false,
+        }
+    }
+
     /// Check every accounting invariant; used by tests after random operation sequences.
     pub fn check_invariants(&self) -> Result<(), String> {
         self.buddy.check_invariants()?;

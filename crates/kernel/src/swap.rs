@@ -177,6 +177,13 @@ pub trait SwapBackend {
         IoCost::default()
     }
 
+    /// Fault injection for integrity tests: damage the stored bytes of `handle` so that its next
+    /// load recovers different bytes. Returns whether anything was damaged (a backend may hold
+    /// no bytes of its own for that handle, e.g. a zram same-filled or raw page). Default: no.
+    fn corrupt(&mut self, _handle: SwapHandle) -> bool {
+        false
+    }
+
     /// Backend-specific counters by their Linux names (zram: the `mm_stat` and `bd_stat`
     /// fields), for reports. Default: none.
     fn stats(&self) -> Vec<(&'static str, u64)> {
@@ -417,6 +424,17 @@ impl SwapBackend for FlashSwap {
         self.slots[handle as usize] = NO_CONTENT;
         self.map.free(handle);
         self.stored -= 1;
+    }
+
+    fn corrupt(&mut self, handle: SwapHandle) -> bool {
+        // A slot's bytes are represented by their checksum: a bit flip changes it.
+        match self.sums.get_mut(handle as usize) {
+            Some(s) if self.slots[handle as usize] != NO_CONTENT => {
+                *s ^= 1;
+                true
+            }
+            _ => false,
+        }
     }
 
     fn neighbours(&self, handle: SwapHandle, max: usize, out: &mut Vec<SwapHandle>) {

@@ -22,6 +22,7 @@ pub mod app;
 pub mod backing;
 pub mod bench;
 pub mod blueprint;
+pub mod check;
 pub mod gc;
 pub mod gen;
 pub mod heap;

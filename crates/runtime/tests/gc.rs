@@ -112,6 +112,7 @@ fn unreachable_objects_are_reclaimed_and_reachable_survive_with_references() {
         );
         assert_eq!(heap.bytes_allocated, reachable_bytes);
         assert_eq!(heap.recount_bytes(), reachable_bytes);
+        heap.check_invariants().unwrap();
         assert_eq!(
             canonical(&heap),
             before,
@@ -480,4 +481,27 @@ fn stock_full_gc_loop_has_the_generic_loops_effects() {
     // The mixed GC both copied and marked in place, and the heap had large objects.
     assert!(fast[1].contains("regions_unevacuated: ") && !fast[1].contains("regions_unevacuated: 0,"));
     assert!(!fast[1].contains("regions_evacuated: 0,"));
+}
+
+/// `Heap::check_invariants` (soak runs) catches damage: a wrong live count, a wrong byte count,
+/// a reference to a dead object.
+#[test]
+fn heap_invariant_check_catches_damage() {
+    let heap = small_heap(3, 1 << 20);
+    heap.check_invariants().unwrap();
+    let mut h = small_heap(3, 1 << 20);
+    h.live_objects += 1;
+    assert!(h.check_invariants().unwrap_err().contains("live_objects"));
+    let mut h = small_heap(3, 1 << 20);
+    h.bytes_allocated -= 8;
+    assert!(h.check_invariants().unwrap_err().contains("bytes_allocated"));
+    let mut h = small_heap(3, 1 << 20);
+    let slot = h.refs.iter().position(|&d| d != NULL).unwrap();
+    let dead = h.recs.len() as u32 + 5;
+    h.refs[slot] = dead;
+    assert!(
+        h.check_invariants().unwrap_err().contains("dead object"),
+        "{:?}",
+        h.check_invariants()
+    );
 }

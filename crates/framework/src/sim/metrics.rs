@@ -176,7 +176,19 @@ pub struct SimOutput {
     pub launch_log: Vec<LaunchRecord>,
     /// Every process death, in order.
     pub kill_log: Vec<KillRecord>,
+    /// Periodic invariant checks of the run (none unless `SimConfig::invariant_check_every`).
+    pub invariant_checks: InvariantChecks,
     pub kernel: Kernel,
+}
+
+/// Invariant checks done during a run and the first violation found.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct InvariantChecks {
+    pub done: u64,
+    /// Simulated time of the last check.
+    pub last_ns: Nanos,
+    /// The first violation, with its simulated time.
+    pub first_violation: Option<String>,
 }
 
 impl SimOutput {

@@ -151,6 +151,15 @@ pub struct SimConfig {
     /// I/O-buffer (camera/display, ION-style) demand of foreground apps; `None`: no I/O buffers.
     pub io_buffers: Option<IoBufferDemand>,
     pub seed: u64,
+    /// Check the kernel's and every Java heap's invariants at the first time-series sample at
+    /// least this long after the previous check (0 = never; soak tests). Read-only: results do
+    /// not change.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub invariant_check_every: Nanos,
+}
+
+fn is_zero(n: &Nanos) -> bool {
+    *n == 0
 }
 
 impl SimConfig {
@@ -183,6 +192,7 @@ impl SimConfig {
             sample_every: 10 * NS_PER_SEC,
             app_compaction: false,
             io_buffers: None,
+            invariant_check_every: 0,
             seed,
         }
     }
@@ -317,6 +327,7 @@ pub struct Simulation {
     kill_log: Vec<KillRecord>,
     end: Nanos,
     io: io::IoState,
+    checks: metrics::InvariantChecks,
 }
 
 fn hist() -> Histogram<u64> {
@@ -449,6 +460,7 @@ impl Simulation {
             launch_log: Vec::new(),
             kill_log: Vec::new(),
             end,
+            checks: Default::default(),
         })
     }
 
@@ -518,6 +530,7 @@ impl Simulation {
                 Ev::LmkdPoll => self.lmkd_poll(t),
                 Ev::Sample => {
                     self.sample(t);
+                    self.maybe_check_invariants(t);
                     if t + self.cfg.sample_every <= self.end {
                         self.q.push(t + self.cfg.sample_every, Ev::Sample);
                     }
@@ -558,7 +571,27 @@ impl Simulation {
             gcs: self.gcs,
             launch_log: self.launch_log,
             kill_log: self.kill_log,
+            invariant_checks: self.checks,
             kernel: self.k,
+        }
+    }
+
+    /// Periodic invariant checks ([`SimConfig::invariant_check_every`]); the first violation is
+    /// kept with its time, later checks still run (counted).
+    fn maybe_check_invariants(&mut self, t: Nanos) {
+        let every = self.cfg.invariant_check_every;
+        if every == 0 || self.checks.done > 0 && t < self.checks.last_ns + every {
+            return;
+        }
+        self.checks.done += 1;
+        self.checks.last_ns = t;
+        let mut heaps = self.rt.iter().filter_map(|r| r.java.as_ref());
+        let res = self
+            .k
+            .check_invariants()
+            .and_then(|_| heaps.try_for_each(|j| j.rt.heap.check_invariants()));
+        if let (Err(e), None) = (res, &self.checks.first_violation) {
+            self.checks.first_violation = Some(format!("at {:.3} s: {e}", t as f64 / 1e9));
         }
     }
 

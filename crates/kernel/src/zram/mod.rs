@@ -974,6 +974,26 @@ impl SwapBackend for Zram {
         self.map.free(handle);
     }
 
+    fn corrupt(&mut self, handle: SwapHandle) -> bool {
+        let Some(&Slot::InChunk { chunk, index }) = self.slots.get(handle as usize) else {
+            return false;
+        };
+        let c = self.chunks[chunk as usize].as_mut().expect("live chunk");
+        if let Location::BackingRaw { sums } = &mut c.loc {
+            sums[index as usize] ^= 1;
+            return true;
+        }
+        match c.parts.first_mut() {
+            Some(p) if !c.raw => {
+                // Flip a byte in the middle of this chunk's compressed stream (a copy: the memo
+                // keeps the intact blob for other chunks with the same content).
+                p.blob = Arc::new(p.blob.with_flipped_byte(p.blob.bytes.len() / 2));
+                true
+            }
+            _ => false,
+        }
+    }
+
     fn neighbours(&self, handle: SwapHandle, max: usize, out: &mut Vec<SwapHandle>) {
         if let Some(Slot::InChunk { chunk, .. }) = self.slots.get(handle as usize) {
             let c = self.chunks[*chunk as usize].as_ref().expect("live chunk");
