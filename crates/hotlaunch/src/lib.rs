@@ -382,6 +382,9 @@ pub fn policy_result(policy: &str, out: &SimOutput) -> PolicyResult {
         launches: Launches {
             hot: out.hot_us.len(),
             cold: out.cold_us.len(),
+            interrupted: out.per_app.iter().map(|a| a.launches_interrupted).sum(),
+            hot_killed: out.per_app.iter().map(|a| a.hot_killed).sum(),
+            requested: out.per_app.iter().map(|a| a.launches_requested).sum(),
         },
         cached_apps: CachedApps {
             max: out.cached_max(),
@@ -435,6 +438,7 @@ pub fn policy_result(policy: &str, out: &SimOutput) -> PolicyResult {
                 app: a.app.clone(),
                 launches_hot: a.launches_hot,
                 launches_cold: a.launches_cold,
+                launches_interrupted: a.launches_interrupted,
                 kills: a.kills,
                 hot_launch_ms: LatencySummary::from_histogram(&a.hot_us, us),
                 cold_launch_ms: LatencySummary::from_histogram(&a.cold_us, us),
