@@ -315,6 +315,9 @@ pub fn run_policy_with(
         .map_err(anyhow::Error::msg)?;
     let mut contents = ContentStore::new();
     let models = app_models(spec, &mut contents)?;
+    // Before the kernel's frames and any heap are built (the profiles' own checks, such as the
+    // growth limit, come first: they name the exact mistake): refuse a run that cannot fit.
+    membudget::check(spec, membudget::limit_mb().map_err(anyhow::Error::msg)?).map_err(anyhow::Error::msg)?;
     let mut k = Kernel::new(&spec.device, contents, parts.backends, parts.kernel_hooks)
         .with_context(|| format!("device {}", spec.device.name))?;
     if record_accesses {
@@ -666,6 +669,7 @@ pub fn simulate_events(
     Ok((report, all))
 }
 
+pub mod membudget;
 pub mod perfetto;
 mod plan;
 pub mod reproduce;
