@@ -13,6 +13,11 @@
 //! (swap-ins, flash reads, direct reclaim). The launch ends at its first frame, i.e. at its last
 //! launch-set access.
 //!
+//! A launch runs atomically in the event loop, so only the kernel OOM killer (or a failed
+//! mapping) can end it before its first frame; lmkd polls and force-stops come between launches.
+//! A hot launch killed that way is redone cold; a request that reaches no first frame is counted
+//! as interrupted, so every launch request is exactly one hot, cold or interrupted launch.
+//!
 //! Each app's Java heap runs on the managed runtime (`runtime::JavaApp`): a cold launch allocates
 //! its start footprint's objects through the runtime (GCs may run), foreground use grows it to the
 //! steady footprint and allocates short-lived objects (sticky and full GCs at ART's triggers), a

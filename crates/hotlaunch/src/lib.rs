@@ -315,6 +315,9 @@ pub fn run_policy_with(
         .map_err(anyhow::Error::msg)?;
     let mut contents = ContentStore::new();
     let models = app_models(spec, &mut contents)?;
+    // Before the kernel's frames and any heap are built (the profiles' own checks, such as the
+    // growth limit, come first: they name the exact mistake): refuse a run that cannot fit.
+    membudget::check(spec, membudget::limit_mb().map_err(anyhow::Error::msg)?).map_err(anyhow::Error::msg)?;
     let mut k = Kernel::new(&spec.device, contents, parts.backends, parts.kernel_hooks)
         .with_context(|| format!("device {}", spec.device.name))?;
     if record_accesses {
@@ -382,6 +385,9 @@ pub fn policy_result(policy: &str, out: &SimOutput) -> PolicyResult {
         launches: Launches {
             hot: out.hot_us.len(),
             cold: out.cold_us.len(),
+            interrupted: out.per_app.iter().map(|a| a.launches_interrupted).sum(),
+            hot_killed: out.per_app.iter().map(|a| a.hot_killed).sum(),
+            requested: out.per_app.iter().map(|a| a.launches_requested).sum(),
         },
         cached_apps: CachedApps {
             max: out.cached_max(),
@@ -435,6 +441,7 @@ pub fn policy_result(policy: &str, out: &SimOutput) -> PolicyResult {
                 app: a.app.clone(),
                 launches_hot: a.launches_hot,
                 launches_cold: a.launches_cold,
+                launches_interrupted: a.launches_interrupted,
                 kills: a.kills,
                 hot_launch_ms: LatencySummary::from_histogram(&a.hot_us, us),
                 cold_launch_ms: LatencySummary::from_histogram(&a.cold_us, us),
@@ -662,6 +669,7 @@ pub fn simulate_events(
     Ok((report, all))
 }
 
+pub mod membudget;
 pub mod perfetto;
 mod plan;
 pub mod reproduce;

@@ -127,6 +127,11 @@ pub const SUMMARY_ROWS: &[Column<PolicyResult>] = &[
         value: |p| Cell::Int(p.launches.cold),
     },
     Column {
+        key: "launches_interrupted",
+        label: "launches interrupted",
+        value: |p| Cell::Int(p.launches.interrupted),
+    },
+    Column {
         key: "cached_max",
         label: "cached apps max",
         value: |p| Cell::Int(p.cached_apps.max as u64),
@@ -289,6 +294,11 @@ pub const PER_APP_COLUMNS: &[Column<AppResult>] = &[
         key: "launches_cold",
         label: "cold",
         value: |a| Cell::Int(a.launches_cold),
+    },
+    Column {
+        key: "launches_interrupted",
+        label: "interrupted",
+        value: |a| Cell::Int(a.launches_interrupted),
     },
     Column {
         key: "kills",
@@ -558,14 +568,23 @@ pub fn run_description(r: &RunReport) -> String {
     )
 }
 
+/// Summary rows shown to humans only when some policy has a non-zero value (rare events; CSV
+/// keeps every column).
+const SHOWN_WHEN_NONZERO: &[&str] = &["launches_interrupted"];
+
 /// The summary as a grid of strings: header row (`""`, policies…), then one row per
-/// [`SUMMARY_ROWS`] entry (label, values…).
+/// [`SUMMARY_ROWS`] entry (label, values…), leaving out [`SHOWN_WHEN_NONZERO`] rows that are 0
+/// for every policy.
 pub fn summary_grid(r: &RunReport) -> Vec<Vec<String>> {
     let mut grid = Vec::with_capacity(SUMMARY_ROWS.len() + 1);
     let mut header = vec![String::new()];
     header.extend(r.policies.iter().map(|p| p.policy.clone()));
     grid.push(header);
     for row in SUMMARY_ROWS {
+        if SHOWN_WHEN_NONZERO.contains(&row.key) && r.policies.iter().all(|p| (row.value)(p) == Cell::Int(0))
+        {
+            continue;
+        }
         let mut line = vec![row.label.to_string()];
         line.extend(r.policies.iter().map(|p| (row.value)(p).display()));
         grid.push(line);

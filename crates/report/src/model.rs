@@ -311,13 +311,26 @@ pub fn cdf_from_histogram(h: &Histogram<u64>, unit_ns_per_count: u64, max_points
     out
 }
 
-/// Launch counts.
+/// Launch counts. Every launch request (a `launch` of an app not already in the foreground) ends
+/// as exactly one completed hot launch, one completed cold launch or one interrupted launch:
+/// `requested = hot + cold + interrupted`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Launches {
-    /// Launches of an app whose process was still alive (cached).
+    /// Completed launches of an app whose process was still alive (cached).
     pub hot: u64,
-    /// Launches that had to create the process.
+    /// Completed launches that had to create the process (including hot launches redone cold).
     pub cold: u64,
+    /// Launch requests that reached no first frame: the process was killed mid-launch (the kernel
+    /// OOM killer, while the launch faulted or allocated) and no cold relaunch completed.
+    #[serde(default)]
+    pub interrupted: u64,
+    /// Hot launches whose process was killed mid-launch and which were redone as cold launches
+    /// (each then counted in `cold`, or in `interrupted` if the cold launch was killed too).
+    #[serde(default)]
+    pub hot_killed: u64,
+    /// Launch requests (see the identity above).
+    #[serde(default)]
+    pub requested: u64,
 }
 
 /// Cached apps over the run.
@@ -461,6 +474,9 @@ pub struct AppResult {
     pub app: String,
     pub launches_hot: u64,
     pub launches_cold: u64,
+    /// Launch requests of this app that reached no first frame (see [`Launches::interrupted`]).
+    #[serde(default)]
+    pub launches_interrupted: u64,
     /// Times this app's process was killed.
     pub kills: u64,
     pub hot_launch_ms: LatencySummary,

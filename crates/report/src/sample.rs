@@ -96,6 +96,7 @@ fn policy(rng: &mut Rng, name: &str, slow: f64, swap: bool, samples: usize, seco
             app: app.to_string(),
             launches_hot: n_hot,
             launches_cold: n_cold,
+            launches_interrupted: 0,
             kills,
             hot_launch_ms: LatencySummary::from_histogram(&hot, 1000),
             cold_launch_ms: LatencySummary::from_histogram(&cold, 1000),
@@ -220,6 +221,9 @@ fn policy(rng: &mut Rng, name: &str, slow: f64, swap: bool, samples: usize, seco
         launches: Launches {
             hot: hot_all.len(),
             cold: cold_all.len(),
+            interrupted: 0,
+            hot_killed: 0,
+            requested: hot_all.len() + cold_all.len(),
         },
         cached_apps: CachedApps {
             max: cached_max,

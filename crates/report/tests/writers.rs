@@ -151,6 +151,7 @@ fn json_has_required_keys() {
             "app",
             "launches_hot",
             "launches_cold",
+            "launches_interrupted",
             "kills",
             "hot_launch_ms",
             "cold_launch_ms",
@@ -201,7 +202,7 @@ fn csv_files_have_headers_and_rows() {
 
     let s = std::fs::read_to_string(dir.join("per_app.csv")).unwrap();
     let lines: Vec<&str> = s.lines().collect();
-    assert!(lines[0].starts_with("policy,app,launches_hot,launches_cold,kills,"));
+    assert!(lines[0].starts_with("policy,app,launches_hot,launches_cold,launches_interrupted,kills,"));
     let apps: usize = r.policies.iter().map(|p| p.per_app.len()).sum();
     assert_eq!(lines.len(), 1 + apps);
     assert!(lines

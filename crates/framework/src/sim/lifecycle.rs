@@ -20,6 +20,7 @@ impl Simulation {
             if was_fg {
                 Some(now)
             } else {
+                self.per_app[app].launches_requested += 1;
                 // The kernel scores the relaunch's swap-in locality (Ariadne Table 3).
                 self.k.trace_swapins(self.rt[app].pid);
                 let end = self.hot_launch(now, app, ctx);
@@ -27,9 +28,14 @@ impl Simulation {
                 end
             }
         } else {
+            self.per_app[app].launches_requested += 1;
             self.cold_launch(now, app)
         };
-        let Some(end) = end else { return };
+        let Some(end) = end else {
+            // No first frame: the app was killed mid-launch (or could not be mapped).
+            self.per_app[app].launches_interrupted += 1;
+            return;
+        };
         let r = &mut self.rt[app];
         r.state = AppState::Foreground;
         r.last_fg = now;
@@ -72,6 +78,7 @@ impl Simulation {
         };
         if !self.rt[app].pid.is_some_and(|p| self.alive(p)) {
             self.collect_oom_kills(start);
+            self.per_app[app].hot_killed += 1;
             return self.cold_launch(now0, app);
         }
         match self.touch(app, start, &set, work, false, Some(&mut touched)) {
@@ -84,8 +91,12 @@ impl Simulation {
                 self.launch_end(end, app, LaunchKind::Hot, &touched);
                 Some(end)
             }
+            // A failure that left the process alive (the kernel found no frame even after
+            // OOM kills) ends the launch; relaunching cold would orphan the live process.
+            None if self.rt[app].pid.is_some_and(|p| self.alive(p)) => None,
             None => {
                 // Killed while launching: the user gets a cold launch instead.
+                self.per_app[app].hot_killed += 1;
                 self.cold_launch(now0, app)
             }
         }

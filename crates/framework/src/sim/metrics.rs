@@ -8,6 +8,16 @@ pub struct AppOutcome {
     pub app: String,
     pub launches_hot: u64,
     pub launches_cold: u64,
+    /// Launch requests: `Launch` actions for an app not already in the foreground. Each ends as
+    /// exactly one of a completed hot launch, a completed cold launch or an interrupted launch,
+    /// so `requested = launches_hot + launches_cold + launches_interrupted`.
+    pub launches_requested: u64,
+    /// Launch requests that reached no first frame: the process was killed mid-launch (kernel
+    /// OOM kill while faulting or allocating) and, for a hot launch, the cold relaunch failed too.
+    pub launches_interrupted: u64,
+    /// Hot launches whose process was killed mid-launch and which were redone cold (the request
+    /// then counts as cold, or as interrupted if the cold launch failed too).
+    pub hot_killed: u64,
     pub kills: u64,
     #[serde(skip)]
     pub hot_us: Histogram<u64>,
