@@ -72,6 +72,8 @@ pub struct Counters {
     pub stub_bytes: u64,
     pub saved_bytes: u64,
     pub reclaimed_bytes: u64,
+    /// Of `reclaimed_bytes`, dropped right after a stub round (not asked by the kernel).
+    pub stub_round_reclaimed_bytes: u64,
     pub restored_bytes: u64,
     pub object_faults: u64,
     pub fault_bytes: u64,
@@ -89,6 +91,7 @@ impl Counters {
         self.stub_bytes += o.stub_bytes;
         self.saved_bytes += o.saved_bytes;
         self.reclaimed_bytes += o.reclaimed_bytes;
+        self.stub_round_reclaimed_bytes += o.stub_round_reclaimed_bytes;
         self.restored_bytes += o.restored_bytes;
         self.object_faults += o.object_faults;
         self.fault_bytes += o.fault_bytes;
@@ -258,6 +261,7 @@ pub fn metrics(g: &Global, out: &mut BTreeMap<String, f64>) {
     put("stub_mb", mb(c.stub_bytes));
     put("saved_mb", mb(c.saved_bytes));
     put("reclaimed_mb", mb(c.reclaimed_bytes));
+    put("stub_round_reclaimed_mb", mb(c.stub_round_reclaimed_bytes));
     put("restored_mb", mb(c.restored_bytes));
     put("object_faults", c.object_faults as f64);
     put("fault_mb", mb(c.fault_bytes));
