@@ -80,7 +80,7 @@ fn rig_with(c: Cfg) -> Rig {
         retired: Counters::default(),
         reclaims: Vec::new(),
         reclaimed_pages: 0,
-        last_restore: Vec::new(),
+        restores: Vec::new(),
         restore_rate: 0.1,
         flash_read: (200_000.0, 0.55),
     });

@@ -230,7 +230,7 @@ impl Policy for Marvin {
             retired: Default::default(),
             reclaims: Vec::new(),
             reclaimed_pages: 0,
-            last_restore: Vec::new(),
+            restores: Vec::new(),
             restore_rate: params.float("restore_mb_s") * 1e-3,
             flash_read: (cfg.flash.0, cfg.flash.1),
         });

@@ -173,8 +173,8 @@ pub struct Global {
     pub retired: Counters,
     pub reclaims: Vec<ReclaimEvent>,
     pub reclaimed_pages: u64,
-    /// Bytes the latest hot launch of each app restored eagerly (by app index).
-    pub last_restore: Vec<u64>,
+    /// Bytes each hot launch of each app restored eagerly, in launch order (by app index).
+    pub restores: Vec<Vec<u64>>,
     /// Eager restore: the runtime's read rate (B/ns) and the flash's (latency ns, B/ns); the
     /// slower of the two sets the stall.
     pub restore_rate: f64,
@@ -273,8 +273,13 @@ pub fn metrics(g: &Global, out: &mut BTreeMap<String, f64>) {
     put("eager_restore_ms", c.eager_restore_ns as f64 / 1e6);
     put("shrinker_calls", g.reclaims.len() as f64);
     put("shrinker_reclaimed_mb", g.reclaimed_pages as f64 / 256.0);
-    for (i, &b) in g.last_restore.iter().enumerate() {
-        put(&format!("app{i}.last_restore_mb"), mb(b));
+    for (i, r) in g.restores.iter().enumerate() {
+        if let Some(&b) = r.last() {
+            put(&format!("app{i}.last_restore_mb"), mb(b));
+        }
+        for (k, &b) in r.iter().enumerate() {
+            put(&format!("app{i}.restore{k}_mb"), mb(b));
+        }
     }
     let file: u64 = g.apps.iter().flatten().map(|a| a.borrow().file_bytes).sum();
     put("swap_file_mb_live_apps", mb(file));
