@@ -11,8 +11,9 @@ use workload::scenario::{Scenario, WorkloadSpec};
 #[test]
 fn every_fleet_row_is_present_and_ran() {
     let checks = support::every_row_ran("fleet", 10, Some(|i| format!("{}.", i + 1)));
-    // Rows 4 and 5 ran Marvin beside Fleet.
+    // Rows 4 and 5 ran Marvin beside Fleet; row 7 the §7.2 protocol's marvin-flash variant.
     assert!(checks[3].simulated.contains("Marvin") && checks[4].simulated.contains("Marvin"));
+    assert!(checks[6].simulated.starts_with("P90 "), "{:?}", checks[6]);
 }
 
 fn short_run() -> (report::model::PolicyResult, policy::fleet::FleetStats) {

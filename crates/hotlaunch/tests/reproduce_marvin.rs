@@ -10,7 +10,13 @@ use workload::scenario::{Scenario, WorkloadSpec};
 
 #[test]
 fn reproduce_marvin_quick_prints_every_row() {
-    support::every_row_ran("marvin", 10, Some(|i| format!("#{} ", i + 1)));
+    let checks = support::every_row_ran("marvin", 10, Some(|i| format!("#{} ", i + 1)));
+    // Row 10 ran Marvin on Fleet's §7.2 protocol.
+    assert!(
+        checks[9].simulated.starts_with("Marvin P90 = "),
+        "{:?}",
+        checks[9]
+    );
 }
 
 fn short_marvin_run() -> String {

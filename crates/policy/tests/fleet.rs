@@ -321,4 +321,80 @@ fn bad_parameters_are_one_line_errors() {
     assert!(bad("T_F_s", ParamValue::Float(-0.5)).contains("T_F_s"));
     assert!(bad("hot_refresh_s", ParamValue::Float(-3.0)).contains("hot_refresh_s"));
     assert!(bad("bgc", ParamValue::Int(1)).contains("bgc"));
+    assert!(bad("bg_heap_factor", ParamValue::Float(0.5)).contains("bg_heap_factor"));
+    assert!(bad("bg_max_free_div", ParamValue::Int(0)).contains("bg_max_free_div"));
+}
+
+/// `n` rooted 64 KiB arrays (live bytes), allocated at `t`.
+fn fill(rt: &mut Runtime<FleetArt>, b: &mut MockBacking, l: &mut CpuLedger, t: Nanos, n: usize) {
+    let arr = rt.heap.add_class("byte[]", ClassKind::PrimitiveArray(1));
+    for _ in 0..n {
+        let (o, _) = rt.alloc(t, arr, 64 << 10, 0, b, l).unwrap();
+        rt.heap.add_root(o);
+    }
+}
+
+#[test]
+fn background_heap_target_is_live_times_the_factor_and_stock_returns_in_the_foreground() {
+    // (target in the background, target after returning, live bytes) for a config.
+    let run = |given: &[(&str, ParamValue)]| {
+        let c = cfg(given);
+        let (mut rt, state) = new_rt(c);
+        let (mut b, mut l) = (MockBacking::new(0), CpuLedger::default());
+        fill(&mut rt, &mut b, &mut l, 1, 320); // 20 MiB live
+        let t = group(&mut rt, &mut b, &mut l, 2 * S, &c);
+        rt.collect(
+            t + S,
+            GcCause::Explicit,
+            Some(GcKind::Full { compact: false }),
+            &mut b,
+            &mut l,
+        );
+        let bg = rt.heap.target_footprint;
+        rt.set_foreground(t + 2 * S, true, &mut l);
+        assert!(state.with(|s| s.stats.bg_targets_set) >= 2, "grouping GC and BGC");
+        (bg, rt.heap.target_footprint, rt.heap.bytes_allocated)
+    };
+    let (bg, fg, live) = run(&[]);
+    // 1.1 × live: 2 MiB of free space, under the cap heapmaxfree / 10 = 3.2 MiB.
+    assert_eq!(bg, live + live / 10, "live {live}");
+    assert!(
+        fg > bg + (8 << 20),
+        "stock target {fg} restored in the foreground (min_free 8 MiB)"
+    );
+    // The cap: heapmaxfree / 40 = 0.8 MiB < 2 MiB, so the 1 MiB floor decides.
+    let (bg, _, live) = run(&[("bg_max_free_div", ParamValue::Int(40))]);
+    assert_eq!(bg, live + (1 << 20));
+    // 2× (§7.4's other setting), uncapped: ART's own target is the bound.
+    let (bg2, fg2, live) = run(&[
+        ("bg_heap_factor", ParamValue::Float(2.0)),
+        ("bg_max_free_div", ParamValue::Int(1)),
+    ]);
+    assert!(bg2 > live + (8 << 20) && bg2 <= fg2, "{bg2} vs live {live}");
+}
+
+#[test]
+fn bg_minor_gc_false_turns_background_minor_gcs_into_bgcs() {
+    for minor in [true, false] {
+        let c = cfg(&[("bg_minor_gc", ParamValue::Bool(minor))]);
+        let (mut rt, state) = new_rt(c);
+        let (mut b, mut l) = (MockBacking::new(0), CpuLedger::default());
+        fill(&mut rt, &mut b, &mut l, 1, 16);
+        let t = group(&mut rt, &mut b, &mut l, 2 * S, &c);
+        let st = rt.collect(t + S, GcCause::Background, Some(GcKind::Sticky), &mut b, &mut l);
+        let s = state.with(|s| s.stats.clone());
+        assert_eq!(st.sticky, minor, "bg_minor_gc = {minor}");
+        assert_eq!(s.bgcs, u64::from(!minor));
+        assert_eq!(s.bg_minor_replaced, u64::from(!minor));
+        // Foreground minor GCs stay stock either way.
+        rt.set_foreground(t + 2 * S, true, &mut l);
+        let st = rt.collect(
+            t + 3 * S,
+            GcCause::Background,
+            Some(GcKind::Sticky),
+            &mut b,
+            &mut l,
+        );
+        assert!(st.sticky);
+    }
 }

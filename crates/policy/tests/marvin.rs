@@ -31,6 +31,8 @@ fn cfg() -> Cfg {
         barrier_ns: 10,
         stub_ns: 200,
         rte_scan_ns: 20,
+        // Off here so the shrinker tests find saved objects; tested on its own below.
+        reclaim_at_stub_round: false,
         flash: (100_000.0, 0.5, 100_000.0, 0.2),
     }
 }
@@ -45,6 +47,10 @@ struct Rig {
 }
 
 fn rig() -> Rig {
+    rig_with(cfg())
+}
+
+fn rig_with(c: Cfg) -> Rig {
     let spec = SyntheticSpec {
         footprint: 4 << 20,
         churn_bytes: 0,
@@ -74,11 +80,11 @@ fn rig() -> Rig {
         retired: Counters::default(),
         reclaims: Vec::new(),
         reclaimed_pages: 0,
-        last_restore: Vec::new(),
+        restores: Vec::new(),
         restore_rate: 0.1,
         flash_read: (200_000.0, 0.55),
     });
-    let hooks = Box::new(MarvinRuntime::new(tab.clone(), cfg()));
+    let hooks = Box::new(MarvinRuntime::new(tab.clone(), c));
     let j = JavaApp::new(1, &model, hooks, pages, RngStreams::new(5).stream("java", 0), 0);
     let mut r = Rig {
         j,
@@ -282,4 +288,53 @@ fn eager_restore_runs_at_the_slower_of_runtime_and_flash() {
         assert!((990_000_000..=1_010_000_000).contains(&ns), "{ns}");
         assert_eq!(g.restore_ns(0), 0);
     });
+}
+
+#[test]
+fn a_stub_round_reclaims_clean_saved_objects_at_once_when_asked() {
+    for on in [false, true] {
+        let mut r = rig_with(Cfg {
+            reclaim_at_stub_round: on,
+            ..cfg()
+        });
+        r.go_background_until_saved();
+        let t = r.tab.borrow();
+        assert!(t.c.saved_bytes > 3 << 20);
+        let reclaimed = t.table.iter().filter(|e| t.state(e.obj) & RECLAIMED != 0).count();
+        let pageouts: Vec<(PageIdx, u32)> =
+            r.b.advice_log
+                .iter()
+                .filter(|a| a.2 == kernel::types::Advice::PageOut)
+                .map(|a| (a.0, a.1))
+                .collect();
+        if on {
+            assert!(reclaimed > 900, "stub round dropped {reclaimed}");
+            assert_eq!(t.c.stub_round_reclaimed_bytes, t.c.reclaimed_bytes);
+            assert!(t.c.stub_round_reclaimed_bytes > 3 << 20);
+            // Every dropped object's pages went to the kernel, and only those.
+            for e in t.table.iter().filter(|e| t.state(e.obj) & RECLAIMED != 0) {
+                assert!(pageouts.contains(&(e.first, e.pages)));
+            }
+            assert_eq!(pageouts.len(), reclaimed);
+        } else {
+            assert_eq!((reclaimed, t.c.stub_round_reclaimed_bytes), (0, 0));
+            assert!(pageouts.is_empty());
+        }
+        drop(t);
+        // Whatever the stub round dropped, the kernel finds nothing more to take there.
+        assert_eq!(r.shrink(u64::MAX).is_empty(), on);
+    }
+}
+
+#[test]
+fn swap_files_mb_sizes_the_flash_swap_device() {
+    let dev = device::DeviceProfile::builtin("pixelxl").unwrap();
+    let cap = |mb: i64| {
+        let p = resolve_params(&Marvin, &[("swap_files_mb".to_string(), ParamValue::Int(mb))]).unwrap();
+        let parts = Marvin.build(&dev, Default::default(), &p).unwrap();
+        assert_eq!(parts.backends.len(), 1, "one flash device, no zram");
+        parts.backends[0].usage().capacity_pages
+    };
+    assert_eq!(cap(8192), 8192 * 256);
+    assert_eq!(cap(100), 100 * 256);
 }

@@ -771,11 +771,36 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
     st.duration_ns += extra_stall.ns;
     st.pause_ns += out.pause_ns;
     heap.gc.total_pause_ns += out.pause_ns;
+    if let Some(t) = out.target_footprint {
+        set_policy_target(heap, t);
+        st.target_footprint_after = heap.target_footprint;
+    }
     st
+}
+
+/// Apply a policy's target footprint ([`AfterGc::target_footprint`]) after the stock sizing of
+/// this GC, keeping the stock target and trigger to restore at the next state change.
+fn set_policy_target(heap: &mut Heap, target: u64) {
+    let stock = (heap.target_footprint, heap.concurrent_start_bytes);
+    heap.stock_target = Some(stock);
+    let used = heap.bytes_allocated;
+    let target = target.min(heap.config.growth_limit).max(used);
+    heap.target_footprint = target;
+    heap.concurrent_start_bytes = target.saturating_sub(heap.concurrent_remaining).max(used);
+}
+
+/// The app changed state: a policy's target footprint lapses and the stock target of the last GC
+/// is back in force.
+pub(crate) fn restore_stock_target(heap: &mut Heap) {
+    if let Some((target, trigger)) = heap.stock_target.take() {
+        heap.target_footprint = target;
+        heap.concurrent_start_bytes = trigger;
+    }
 }
 
 /// `Heap::GrowForUtilization` (see module docs) and the next-GC-type decision.
 pub fn grow_for_utilization(heap: &mut Heap, kind: GcKind, st: &GcStats, now: Nanos) {
+    heap.stock_target = None;
     let c = &heap.config;
     let used = heap.bytes_allocated;
     let mult = heap.growth_multiplier();
@@ -809,6 +834,7 @@ pub fn grow_for_utilization(heap: &mut Heap, kind: GcKind, st: &GcStats, now: Na
     let since = now.saturating_sub(heap.last_gc_end).max(1);
     let rate = heap.bytes_since_gc as f64 / (since as f64 / 1e9);
     let remaining = ((rate * st.duration_ns as f64 / 1e9) as u64).clamp(128 << 10, 512 << 10);
+    heap.concurrent_remaining = remaining;
     heap.concurrent_start_bytes = if remaining > heap.target_footprint {
         used
     } else {

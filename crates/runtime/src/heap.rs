@@ -346,6 +346,12 @@ pub struct Heap {
     /// Bytes allocated since the last GC and when that GC ended (allocation-rate estimate).
     pub(crate) bytes_since_gc: u64,
     pub(crate) last_gc_end: Nanos,
+    /// Bytes the last GC expected the app to allocate while a concurrent GC runs (`remaining` in
+    /// `GrowForUtilization`): the trigger sits this far below the target.
+    pub(crate) concurrent_remaining: u64,
+    /// While a policy's target ([`crate::hooks::AfterGc::target_footprint`]) is in force: the stock
+    /// target and trigger the last GC computed, restored at the app's next state change.
+    pub(crate) stock_target: Option<(u64, u64)>,
     /// Collector state (next GC type, throughput statistics, totals).
     pub gc: crate::gc::GcState,
 }
@@ -405,6 +411,8 @@ impl Heap {
             evac_bits: Vec::new(),
             bytes_since_gc: 0,
             last_gc_end: 0,
+            concurrent_remaining: 128 << 10,
+            stock_target: None,
             gc: Default::default(),
             config,
         }

@@ -54,7 +54,9 @@
 //!   8. [`RuntimeHooks::after_gc`] — at the GC's end (start + duration): pushes page hints
 //!      (`madvise` ranges, e.g. [`crate::Heap::group_ranges`]) that the runtime applies through the
 //!      backing, on the GC thread, after the hook returns; may add GC-thread time and a
-//!      stop-the-world pause of the main thread (reported in [`GcStats::pause_ns`] like the flip).
+//!      stop-the-world pause of the main thread (reported in [`GcStats::pause_ns`] like the flip);
+//!      may replace the heap's target footprint ([`AfterGc::target_footprint`], e.g. a tight
+//!      background heap) until the next GC or state change.
 //!
 //! [`RuntimeHooks::is_stock`] lets a stock full DFS GC take a specialised trace loop that calls no
 //! per-object hook.
@@ -216,6 +218,11 @@ pub struct AfterGc {
     /// A stop-the-world pause of the main thread, added to [`GcStats::pause_ns`] (the main thread
     /// pays it like the flip pause).
     pub pause_ns: Nanos,
+    /// Replace the target footprint this GC computed (`GrowForUtilization`) with this many bytes
+    /// (capped at the growth limit, at least the bytes allocated); the concurrent GC's trigger
+    /// keeps its distance below the target. The policy's target holds until the next GC, or until
+    /// the app's next state change, which restores the stock target of that GC. `None`: stock.
+    pub target_footprint: Option<u64>,
 }
 
 /// Policy hooks. All methods default to stock ART. See the module docs for when each is called.

@@ -227,6 +227,9 @@ impl<H: RuntimeHooks + ?Sized> Runtime<H> {
     /// (stock: background compaction after 5 s; a pending one is cancelled) and asks for its next
     /// task. Hook CPU goes to `ledger` (main thread).
     pub fn set_foreground(&mut self, now: Nanos, foreground: bool, ledger: &mut CpuLedger) {
+        if self.heap.foreground != foreground {
+            gc::restore_stock_target(&mut self.heap);
+        }
         self.heap.foreground = foreground;
         let mut cx = HookCx::new(now, Actor::AppMain(self.heap.pid), ledger, &mut self.timers);
         self.pending = self

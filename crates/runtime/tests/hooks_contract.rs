@@ -618,3 +618,82 @@ fn stock_hooks_keep_defaults_no_task_no_pause_no_timers() {
     assert_eq!(l.by_category(Category::Policy), 0);
     assert!(b.advice_log.is_empty());
 }
+
+/// Sets a tight target (live bytes + 64 KiB) after each background GC.
+struct TightInBackground;
+
+const SLACK: u64 = 64 << 10;
+
+impl RuntimeHooks for TightInBackground {
+    fn after_gc(&mut self, _cx: &mut HookCx, h: &Heap, st: &GcStats, out: &mut AfterGc) {
+        if !h.foreground {
+            out.target_footprint = Some(st.bytes_allocated_after + SLACK);
+        }
+    }
+}
+
+/// `n` rooted 4000-byte arrays, one per microsecond from `t0`.
+fn fill(rt: &mut Runtime<dyn RuntimeHooks>, b: &mut MockBacking, l: &mut CpuLedger, t0: Nanos, n: u64) {
+    let bytes = rt
+        .heap
+        .classes
+        .iter()
+        .position(|c| c.name == "byte[]")
+        .unwrap_or(0) as u32;
+    for i in 0..n {
+        let (o, _) = rt.alloc(t0 + i * 1000, bytes, 4000, 0, b, l).unwrap();
+        rt.heap.roots.push(o);
+    }
+}
+
+#[test]
+fn a_policy_target_footprint_holds_until_the_next_state_change_then_stock_is_back() {
+    let run = |tight: bool| {
+        let hooks: Box<dyn RuntimeHooks> = if tight {
+            Box::new(TightInBackground)
+        } else {
+            Box::new(runtime::StockArt)
+        };
+        let mut rt: Runtime<dyn RuntimeHooks> = Runtime::boxed(4, config(), hooks);
+        let (mut b, mut l) = (MockBacking::new(0), CpuLedger::default());
+        rt.heap.add_class("byte[]", ClassKind::PrimitiveArray(1));
+        fill(&mut rt, &mut b, &mut l, 0, 500);
+        rt.set_foreground(NS_PER_SEC, false, &mut l);
+        let st = rt.collect(2 * NS_PER_SEC, GcCause::Explicit, None, &mut b, &mut l);
+        let bg = (
+            rt.heap.target_footprint,
+            rt.heap.concurrent_start_bytes,
+            st.target_footprint_after,
+        );
+        rt.set_foreground(3 * NS_PER_SEC, true, &mut l);
+        let fg = (rt.heap.target_footprint, rt.heap.concurrent_start_bytes);
+        (bg, fg, rt.heap.bytes_allocated)
+    };
+    let (stock_bg, stock_fg, used) = run(false);
+    let (tight_bg, tight_fg, used2) = run(true);
+    assert_eq!(used, used2);
+    assert_eq!(
+        tight_bg.0,
+        used + SLACK,
+        "the policy's target replaces the stock one"
+    );
+    assert_eq!(tight_bg.2, tight_bg.0, "GcStats reports the target in force");
+    assert!(
+        stock_bg.0 > tight_bg.0,
+        "stock background target {} is looser",
+        stock_bg.0
+    );
+    assert!(
+        tight_bg.1 >= used && tight_bg.1 <= tight_bg.0,
+        "the trigger sits between the live bytes and the target"
+    );
+    assert_eq!(
+        tight_fg, stock_fg,
+        "back in the foreground the stock target is restored"
+    );
+    assert_eq!(
+        stock_fg,
+        (stock_bg.0, stock_bg.1),
+        "stock hooks never change the target"
+    );
+}

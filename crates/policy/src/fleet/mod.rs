@@ -38,15 +38,22 @@
 //! approximated by "touched by the app during the `T_B` window" (the issue's reading); the HOT hint
 //! is the protected bit rather than an LRU move (the reclaim hook moves a protected page to the
 //! active list when it reaches the inactive tail, which is what `activate_page` achieved); the
-//! background heap is sized by stock ART (the 1.1× background target of §7.4 needs a heap-sizing
-//! seam the runtime does not have yet); the fallback full GC for foreground garbage (§5.2, "if
-//! necessary") is not modelled.
+//! fallback full GC for foreground garbage (§5.2, "if necessary") is not modelled.
+//! - **Background heap** (§7.4; artifact `GrowForUtilization`): after every GC while the app is in
+//!   the background, the target footprint is `live × bg_heap_factor` (1.1), its free space capped
+//!   at `heapmaxfree / bg_max_free_div` (the artifact's `max_free/10`) and floored at
+//!   `bg_min_free_kb` (1 MiB, an estimate), never above ART's own target
+//!   ([`AfterGc::target_footprint`](::runtime::AfterGc)); the runtime restores the stock target
+//!   when the app returns to the foreground. `bg_minor_gc = false` makes every background GC a
+//!   full one (the artifact's build never runs young-gen CC; the paper keeps minor GCs, so the
+//!   default is true).
 //!
 //! **Parameters** ([`Fleet::params`]) with their sources: `D` (Table 2; the artifact's `<=`
 //! reading), `T_B_s` (Table 2), `T_F_s` (Table 2; the artifact uses 5 s), `card_shift` (Table 2),
 //! `hot_refresh_s` (the paper gives no period; the spec's suggestion), `hot_yield_priority`
-//! (simulator: Linux's last-resort reclaim priority 0), costs, and the ablations `bgc`, `rgs`,
-//! `hot_hint`, `fyo`, `nro` (§7.1 "Fleet w/o BGC", Fig. 6).
+//! (simulator: Linux's last-resort reclaim priority 0), `bg_heap_factor` (§7.4), `bg_max_free_div`
+//! (artifact), `bg_min_free_kb` (estimate), `bg_minor_gc` (paper vs artifact), costs, and the
+//! ablations `bgc`, `rgs`, `hot_hint`, `fyo`, `nro` (§7.1 "Fleet w/o BGC", Fig. 6).
 
 mod framework_hooks;
 mod runtime;
@@ -105,9 +112,25 @@ pub struct Config {
     pub card_mark_ns: f64,
     pub card_scan_ns_per_byte: f64,
     pub hint_ns: f64,
+    /// Background heap: target = live × `bg_heap_factor` after each background GC, its free space
+    /// capped at `max_free / bg_max_free_div` and at least `bg_min_free` bytes.
+    pub bg_heap_factor: f64,
+    pub bg_max_free_div: u64,
+    pub bg_min_free: u64,
+    /// Sticky (minor) GCs while the app is in the background.
+    pub bg_minor_gc: bool,
 }
 
 impl Config {
+    /// The background target footprint after a GC that left `live` bytes allocated, on a heap
+    /// whose `dalvik.vm.heapmaxfree` is `max_free`; never above ART's own target `stock`.
+    pub fn bg_target(&self, live: u64, max_free: u64, stock: u64) -> u64 {
+        let free = ((live as f64 * (self.bg_heap_factor - 1.0)) as u64)
+            .min(max_free / self.bg_max_free_div)
+            .max(self.bg_min_free);
+        (live + free).min(stock)
+    }
+
     pub fn from_params(p: &Params) -> Self {
         Config {
             d: p.int("D") as u32,
@@ -124,6 +147,10 @@ impl Config {
             card_mark_ns: p.float("card_mark_ns"),
             card_scan_ns_per_byte: p.float("card_scan_ns_per_byte"),
             hint_ns: p.float("hint_ns"),
+            bg_heap_factor: p.float("bg_heap_factor"),
+            bg_max_free_div: p.int("bg_max_free_div") as u64,
+            bg_min_free: (p.int("bg_min_free_kb") as u64) << 10,
+            bg_minor_gc: p.bool("bg_minor_gc"),
         }
     }
 }
@@ -171,6 +198,12 @@ pub struct FleetStats {
     /// Protected pages reclaim kept (activated) and reclaimed as a last resort.
     pub protected_kept: u64,
     pub protected_reclaimed: u64,
+    /// Background GCs after which the tight background target was set, and the sum of those
+    /// targets (bytes).
+    pub bg_targets_set: u64,
+    pub bg_target_bytes: u64,
+    /// Background sticky GCs turned into full ones (BGC once grouped) by `bg_minor_gc = false`.
+    pub bg_minor_replaced: u64,
 }
 
 /// One app process as the framework side knows it.
@@ -267,6 +300,19 @@ impl Policy for Fleet {
             ParamSpec::bool("nro", true)
                 .about("near-root objects go to launch regions")
                 .source("Fleet §4.2; artifact ENABLE_NRO"),
+            ParamSpec::float("bg_heap_factor", 1.1, 1.0, 100.0)
+                .about("background heap: target footprint = live bytes x this after each background GC")
+                .source("Fleet §7.4 (1.1x and 2x studied; the ~20% caching gain is at 1.1x)"),
+            ParamSpec::int("bg_max_free_div", 10, 1, 1_000_000)
+                .about("background heap: free space capped at dalvik.vm.heapmaxfree / this")
+                .source("artifact heap.cc GrowForUtilization: background adjusted_max_free / 10"),
+            ParamSpec::int("bg_min_free_kb", 1024, 0, 1 << 20)
+                .unit("KiB")
+                .about("background heap: at least this much free space after a GC")
+                .source("estimate (not in the paper or artifact): keeps a tiny background heap from collecting every few allocations"),
+            ParamSpec::bool("bg_minor_gc", true)
+                .about("minor (sticky) GCs in the background (false: every background GC is full, a BGC once grouped)")
+                .source("Fleet §5.2 keeps minor GC; the artifact forces full CC for every GC (spec §1.6), as in §7.1's Fig. 12 runs"),
             ParamSpec::float("card_mark_ns", 2.0, 0.0, 1000.0)
                 .unit("ns")
                 .about("CPU of one card mark in the write barrier (an FGO check and a byte store)")

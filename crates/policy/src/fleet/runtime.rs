@@ -198,6 +198,12 @@ impl RuntimeHooks for FleetArt {
         self.pid = heap.pid;
         self.settle(cx);
         let active = self.active(cx.now);
+        let proposed = if !self.foreground && !self.cfg.bg_minor_gc && proposed.is_sticky() {
+            self.state.with(|s| s.stats.bg_minor_replaced += 1);
+            GcKind::Full { compact: false }
+        } else {
+            proposed
+        };
         self.mode = if cause == GcCause::Policy && !self.foreground && !active {
             Mode::Grouping
         } else if active && self.cfg.bgc && !proposed.is_sticky() {
@@ -386,6 +392,20 @@ impl RuntimeHooks for FleetArt {
                 });
             }
             Mode::Stock => {}
+        }
+        if !self.foreground {
+            // The tight background heap (§7.4; artifact: every background GC of a Fleet app):
+            // live × factor; the runtime restores the stock target when the app comes back.
+            let t = self.cfg.bg_target(
+                st.bytes_allocated_after,
+                heap.config.max_free,
+                st.target_footprint_after,
+            );
+            out.target_footprint = Some(t);
+            self.state.with(|s| {
+                s.stats.bg_targets_set += 1;
+                s.stats.bg_target_bytes += t;
+            });
         }
         self.mode = Mode::Stock;
     }

@@ -120,10 +120,10 @@ impl FrameworkHooks for Lifecycle {
                 }
             }
             let bytes: u64 = ranges.iter().map(|&(_, n)| n as u64 * 4096).sum();
-            if g.last_restore.len() <= app.app {
-                g.last_restore.resize(app.app + 1, 0);
+            if g.restores.len() <= app.app {
+                g.restores.resize(app.app + 1, Vec::new());
             }
-            g.last_restore[app.app] = bytes;
+            g.restores[app.app].push(bytes);
             if let Some(a) = g.app(app.app) {
                 a.borrow_mut().c.eager_restore_ns += g.restore_ns(bytes);
             }

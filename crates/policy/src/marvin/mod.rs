@@ -39,6 +39,13 @@
 //!   leaves restores to object faults.
 //! - **Swap-file compaction** (§6.3): when more than `compact_threshold` of the file is dead, the
 //!   live records are copied (flash read + write at the device profile's rates, heap-task time).
+//! - **Reclaim at the stub round** (§7, §8.2: "when an app transitions to the background and then
+//!   periodically"; artifact `SwapObjectsOut` right after `CreateStubs`): with
+//!   `reclaim_at_stub_round`, after a stub round's WriteTask every clean saved object is dropped
+//!   at once (`madvise(PAGEOUT)` of swap-cached pages: an unmap, no I/O), before any pressure.
+//!   Its cost is GC-thread time here (the prototype's is inside the stop-the-world pause).
+//! - **Swap files**: one flash swap device of `swap_files_mb` (8 GiB, an estimate: per-app files
+//!   on `/data`, whose size the paper does not give) holds every app's file.
 //! - **Interposition cost** (§5.3, §8.4): every app object access pays `barrier_ns` on the
 //!   accessing thread and as app CPU; a reference store into a stubbed object pays it twice
 //!   (stub update).
@@ -56,7 +63,8 @@
 //! `marvin_common.h`; Fleet's evaluation used 1024 B), `cold_rounds` 4 (§6.1), `fg_period_s` 5,
 //! `bg_period_s` 30 (§8.4), `startup_delay_s` 6, `transition_wait_s` 5, `bg_walks_per_stub_round`
 //! 6, `write_task_s` 1 (artifact), `compact_threshold` 0.25 (§6.3), `eager_restore` true (§6.2),
-//! `restore_mb_s` 100 (§8.4), `victim_order` lru (not in the paper), `barrier_ns` 10 (§8.4 Fig. 9), `stub_ns` 200 and
+//! `restore_mb_s` 100 (§8.4), `reclaim_at_stub_round` true (§7, artifact), `swap_files_mb` 8192
+//! (estimate), `victim_order` lru (not in the paper), `barrier_ns` 10 (§8.4 Fig. 9), `stub_ns` 200 and
 //! `rte_scan_ns` 20 (estimates).
 
 pub mod kernel;
@@ -87,6 +95,9 @@ pub struct Cfg {
     pub barrier_ns: u64,
     pub stub_ns: u64,
     pub rte_scan_ns: u64,
+    /// Drop the pages of clean saved stubbed objects right after a stub round (the prototype's
+    /// madvise in the same stop-the-world pause), not only when the kernel asks.
+    pub reclaim_at_stub_round: bool,
     /// Flash (read latency ns, read B/ns, write latency ns, write B/ns) of the device profile.
     pub flash: (f64, f64, f64, f64),
 }
@@ -151,6 +162,13 @@ impl Policy for Marvin {
             ParamSpec::bool("eager_restore", true)
                 .about("restore every reclaimed object when the app comes to the foreground")
                 .source("Marvin §6.2; marvin_swap.cc SWAP_IN_ON_FOREGROUND"),
+            ParamSpec::bool("reclaim_at_stub_round", true)
+                .about("reclaim clean saved objects right after each stub round (background transition, every 6th background walk)")
+                .source("Marvin §7/§8.2: the prototype reclaims with madvise at the background transition and then periodically; marvin-art heap.cc SwapObjectsOut after CreateStubs"),
+            ParamSpec::int("swap_files_mb", 8192, 1, 1 << 20)
+                .unit("MB")
+                .about("flash space for the per-app swap files (files on /data, not a swap partition)")
+                .source("estimate: the paper gives no limit; a few GB of free /data on a 32 GB Pixel XL"),
             ParamSpec::float("restore_mb_s", 100.0, 0.1, 1e6)
                 .unit("MB/s")
                 .about("rate at which the runtime reads reclaimed objects back at a foreground transition")
@@ -193,6 +211,7 @@ impl Policy for Marvin {
             barrier_ns: params.float("barrier_ns").round() as u64,
             stub_ns: params.float("stub_ns").round() as u64,
             rte_scan_ns: params.float("rte_scan_ns").round() as u64,
+            reclaim_at_stub_round: params.bool("reclaim_at_stub_round"),
             flash: (
                 f.read_latency_us * 1e3,
                 f.read_bandwidth_mb_s * 1e-3,
@@ -211,7 +230,7 @@ impl Policy for Marvin {
             retired: Default::default(),
             reclaims: Vec::new(),
             reclaimed_pages: 0,
-            last_restore: Vec::new(),
+            restores: Vec::new(),
             restore_rate: params.float("restore_mb_s") * 1e-3,
             flash_read: (cfg.flash.0, cfg.flash.1),
         });
@@ -225,8 +244,15 @@ impl Policy for Marvin {
             Box::new(runtime::MarvinRuntime::new(tab, cfg))
         });
         Ok(PolicyParts {
-            // The swap file of saved objects (flash); no zram.
-            backends: stock_backends(device, swap, SwapDevices::Flash)?,
+            // The swap files of saved objects (flash, sized by `swap_files_mb`); no zram.
+            backends: stock_backends(
+                device,
+                SwapOverrides {
+                    flash_mb: Some(params.int("swap_files_mb") as u64),
+                    ..swap
+                },
+                SwapDevices::Flash,
+            )?,
             kernel_hooks: KernelHooks {
                 reclaim: Box::new(kernel::NoAnonSwap),
                 shrinkers: vec![Box::new(kernel::TableShrinker(global.clone()))],

@@ -299,6 +299,22 @@ impl RuntimeHooks for MarvinRuntime {
         t.file_bytes = file_bytes;
         t.c.saved_bytes += written;
         t.c.swap_file_writes += written;
+        if self.stub_round && self.cfg.reclaim_at_stub_round {
+            // The prototype's reclamation (§7, §8.2): right after creating stubs, drop every clean
+            // saved object (its copy is in the swap file: an unmap, no I/O).
+            let mut dropped = 0u64;
+            for i in 0..t.table.len() {
+                let e = t.table[i];
+                let s = t.state_mut(e.obj);
+                if *s & (SAVED | DIRTY | RECLAIMED) == SAVED {
+                    *s |= RECLAIMED;
+                    out.hints.push((e.first, e.pages, Advice::PageOut));
+                    dropped += e.size as u64;
+                }
+            }
+            t.c.reclaimed_bytes += dropped;
+            t.c.stub_round_reclaimed_bytes += dropped;
+        }
         // Swap-file compaction (§6.3): when more than 25% of it is dead, copy the live records
         // to a new file (read + write on flash, on the heap-task thread).
         if t.file_bytes > 0 && t.dead_bytes as f64 > self.cfg.compact_threshold * t.file_bytes as f64 {

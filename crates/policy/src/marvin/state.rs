@@ -72,6 +72,8 @@ pub struct Counters {
     pub stub_bytes: u64,
     pub saved_bytes: u64,
     pub reclaimed_bytes: u64,
+    /// Of `reclaimed_bytes`, dropped right after a stub round (not asked by the kernel).
+    pub stub_round_reclaimed_bytes: u64,
     pub restored_bytes: u64,
     pub object_faults: u64,
     pub fault_bytes: u64,
@@ -89,6 +91,7 @@ impl Counters {
         self.stub_bytes += o.stub_bytes;
         self.saved_bytes += o.saved_bytes;
         self.reclaimed_bytes += o.reclaimed_bytes;
+        self.stub_round_reclaimed_bytes += o.stub_round_reclaimed_bytes;
         self.restored_bytes += o.restored_bytes;
         self.object_faults += o.object_faults;
         self.fault_bytes += o.fault_bytes;
@@ -170,8 +173,8 @@ pub struct Global {
     pub retired: Counters,
     pub reclaims: Vec<ReclaimEvent>,
     pub reclaimed_pages: u64,
-    /// Bytes the latest hot launch of each app restored eagerly (by app index).
-    pub last_restore: Vec<u64>,
+    /// Bytes each hot launch of each app restored eagerly, in launch order (by app index).
+    pub restores: Vec<Vec<u64>>,
     /// Eager restore: the runtime's read rate (B/ns) and the flash's (latency ns, B/ns); the
     /// slower of the two sets the stall.
     pub restore_rate: f64,
@@ -258,6 +261,7 @@ pub fn metrics(g: &Global, out: &mut BTreeMap<String, f64>) {
     put("stub_mb", mb(c.stub_bytes));
     put("saved_mb", mb(c.saved_bytes));
     put("reclaimed_mb", mb(c.reclaimed_bytes));
+    put("stub_round_reclaimed_mb", mb(c.stub_round_reclaimed_bytes));
     put("restored_mb", mb(c.restored_bytes));
     put("object_faults", c.object_faults as f64);
     put("fault_mb", mb(c.fault_bytes));
@@ -269,8 +273,13 @@ pub fn metrics(g: &Global, out: &mut BTreeMap<String, f64>) {
     put("eager_restore_ms", c.eager_restore_ns as f64 / 1e6);
     put("shrinker_calls", g.reclaims.len() as f64);
     put("shrinker_reclaimed_mb", g.reclaimed_pages as f64 / 256.0);
-    for (i, &b) in g.last_restore.iter().enumerate() {
-        put(&format!("app{i}.last_restore_mb"), mb(b));
+    for (i, r) in g.restores.iter().enumerate() {
+        if let Some(&b) = r.last() {
+            put(&format!("app{i}.last_restore_mb"), mb(b));
+        }
+        for (k, &b) in r.iter().enumerate() {
+            put(&format!("app{i}.restore{k}_mb"), mb(b));
+        }
     }
     let file: u64 = g.apps.iter().flatten().map(|a| a.borrow().file_bytes).sum();
     put("swap_file_mb_live_apps", mb(file));
