@@ -38,6 +38,10 @@
 //! compaction could release), idle marking is per chunk. The slot table's own memory is not in
 //! `mem_used_total` (nor is it in Linux).
 //!
+//! Host storage (no simulated effect): a chunk's pages, blobs and zsmalloc objects are runs in
+//! [`slab::RangeSlab`]s and its compressed bytes stay in the memo, so a steady state of stores and
+//! frees makes no heap allocation per page (`tests/zram_allocs.rs`).
+//!
 //! Sources: Linux 6.x `zram_drv.c` (`zram_write_page`, `zram_free_page`, `mm_stat_show`,
 //! `bd_stat_show`, `writeback_store`), `zsmalloc.c`; Ariadne (chunk sizes, §3 / Fig. 6);
 //! REFERENCE.md "zram and zsmalloc".
