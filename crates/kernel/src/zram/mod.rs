@@ -39,7 +39,7 @@
 //! `mem_used_total` (nor is it in Linux).
 //!
 //! Host storage (no simulated effect): a chunk's pages, blobs and zsmalloc objects are runs in
-//! [`slab::RangeSlab`]s and its compressed bytes stay in the memo, so a steady state of stores and
+//! `slab::RangeSlab`s and its compressed bytes stay in the memo, so a steady state of stores and
 //! frees makes no heap allocation per page (`tests/zram_allocs.rs`).
 //!
 //! Sources: Linux 6.x `zram_drv.c` (`zram_write_page`, `zram_free_page`, `mm_stat_show`,
