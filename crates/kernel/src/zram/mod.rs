@@ -38,12 +38,22 @@
 //! compaction could release), idle marking is per chunk. The slot table's own memory is not in
 //! `mem_used_total` (nor is it in Linux).
 //!
+//! Host storage (no simulated effect): a chunk's pages, blobs and zsmalloc objects are runs in
+//! `slab::RangeSlab`s and its compressed bytes stay in the memo, so a steady state of stores and
+//! frees makes no heap allocation per page (`tests/zram_allocs.rs`).
+//!
 //! Sources: Linux 6.x `zram_drv.c` (`zram_write_page`, `zram_free_page`, `mm_stat_show`,
 //! `bd_stat_show`, `writeback_store`), `zsmalloc.c`; Ariadne (chunk sizes, §3 / Fig. 6);
 //! REFERENCE.md "zram and zsmalloc".
 
 pub mod linux;
+mod plan;
+mod slab;
+mod writeback;
 pub mod zsmalloc;
+
+pub use plan::{ChunkPlan, ChunkPlanner, FixedPlanner, PagePlanner, MAX_CHUNK_PAGES, MIN_SUB_CHUNK};
+pub use writeback::WritebackSelect;
 
 use crate::swap::{
     BackendEnv, BackendUsage, IoCost, Loaded, SwapBackend, SwapError, SwapMaintenance, SwapOutPage,
@@ -51,114 +61,12 @@ use crate::swap::{
 };
 use crate::swapmap::SwapMap;
 use crate::types::SwapHandle;
-use content::memo::{Blob, ChunkKey};
+use content::memo::{BlobId, ChunkKey};
 use content::{checksum, Codec, CompressionMemo, ContentId, ContentStore, CostTable, Verify, PAGE_SIZE};
 use engine::Nanos;
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
+use slab::{RangeSlab, Run};
 use zsmalloc::{ObjLoc, ZsPool};
-
-/// Largest multi-page chunk (pages).
-pub const MAX_CHUNK_PAGES: u16 = 32;
-/// Smallest sub-page chunk (bytes).
-pub const MIN_SUB_CHUNK: u32 = 128;
-
-/// How to compress a run of pages of a store batch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ChunkPlan {
-    /// Consecutive pages of the batch covered (1..=32). With `sub_bytes > 0`, must be 1.
-    pub pages: u16,
-    /// 0: the pages form one chunk of `pages × 4096` bytes. Otherwise the (single) page is split
-    /// into `4096 / sub_bytes` chunks (power of two, 128..=2048).
-    pub sub_bytes: u32,
-    pub codec: Codec,
-}
-
-impl ChunkPlan {
-    /// `pages` whole pages compressed together.
-    pub fn pages(pages: u16, codec: Codec) -> Self {
-        Self {
-            pages,
-            sub_bytes: 0,
-            codec,
-        }
-    }
-
-    /// One page split into chunks of `sub_bytes`.
-    pub fn sub_page(sub_bytes: u32, codec: Codec) -> Self {
-        Self {
-            pages: 1,
-            sub_bytes,
-            codec,
-        }
-    }
-
-    fn validate(&self) -> Result<(), String> {
-        if self.pages == 0 || self.pages > MAX_CHUNK_PAGES {
-            return Err(format!("chunk of {} pages (1..={MAX_CHUNK_PAGES})", self.pages));
-        }
-        if self.sub_bytes != 0
-            && (self.pages != 1
-                || !self.sub_bytes.is_power_of_two()
-                || !(MIN_SUB_CHUNK..PAGE_SIZE as u32).contains(&self.sub_bytes))
-        {
-            return Err(format!(
-                "sub-page chunk of {} B over {} pages",
-                self.sub_bytes, self.pages
-            ));
-        }
-        Ok(())
-    }
-}
-
-/// Chooses chunking and codec for the pages of a store request (the non-same-filled ones, in
-/// batch order). A policy (e.g. Ariadne: small chunks for hot data, large for cold) implements it,
-/// typically from [`SwapOutPage::tag`]. Plans must cover `pages` exactly, in order.
-pub trait ChunkPlanner: Send {
-    fn plan(&mut self, pages: &[SwapOutPage], device_codec: Codec, out: &mut Vec<ChunkPlan>);
-
-    /// Group the request's pages by tag before planning (stable: batch order within a tag), so a
-    /// chunk can hold non-adjacent pages of one class. Default: no (Linux order).
-    fn group_by_tag(&self) -> bool {
-        false
-    }
-}
-
-/// Linux behaviour: one 4 KiB chunk per page with the device codec.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct PagePlanner;
-
-impl ChunkPlanner for PagePlanner {
-    fn plan(&mut self, pages: &[SwapOutPage], codec: Codec, out: &mut Vec<ChunkPlan>) {
-        out.extend(pages.iter().map(|_| ChunkPlan::pages(1, codec)));
-    }
-}
-
-/// A fixed chunk size for every request (studies, tests): `chunk_bytes` < 4096 splits pages,
-/// larger groups consecutive pages (the batch's last group may be shorter).
-#[derive(Debug, Clone, Copy)]
-pub struct FixedPlanner {
-    pub chunk_bytes: u32,
-    /// `None` = the device codec.
-    pub codec: Option<Codec>,
-}
-
-impl ChunkPlanner for FixedPlanner {
-    fn plan(&mut self, pages: &[SwapOutPage], device_codec: Codec, out: &mut Vec<ChunkPlan>) {
-        let codec = self.codec.unwrap_or(device_codec);
-        if (self.chunk_bytes as usize) < PAGE_SIZE {
-            out.extend(pages.iter().map(|_| ChunkPlan::sub_page(self.chunk_bytes, codec)));
-        } else {
-            let per = (self.chunk_bytes as usize / PAGE_SIZE).clamp(1, MAX_CHUNK_PAGES as usize);
-            let mut left = pages.len();
-            while left > 0 {
-                let n = left.min(per);
-                out.push(ChunkPlan::pages(n as u16, codec));
-                left -= n;
-            }
-        }
-    }
-}
 
 /// Configuration of a zram device.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -255,17 +163,6 @@ pub struct BdStat {
     pub bd_writes: u64,
 }
 
-/// Which chunks [`Zram::writeback`] moves (`/sys/block/zramN/writeback` modes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WritebackSelect<'a> {
-    Huge,
-    Idle,
-    HugeIdle,
-    All,
-    /// The chunks holding these handles (`page_index=N`).
-    Handles(&'a [SwapHandle]),
-}
-
 #[derive(Debug, Clone, Copy)]
 enum Slot {
     Free,
@@ -273,36 +170,42 @@ enum Slot {
     InChunk { chunk: u32, index: u16 },
 }
 
-#[derive(Debug)]
-struct Part {
-    blob: Arc<Blob>,
-    /// Bytes counted in `compr_data_size`.
-    stored: u32,
-    allocs: Vec<ObjLoc>,
+/// One page of a chunk (records in [`Zram::page_recs`]).
+#[derive(Debug, Clone, Copy)]
+struct PageRec {
+    id: ContentId,
+    handle: SwapHandle,
+    /// Checksum of the block written back for it (`Location::BackingRaw`).
+    sum: u64,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 enum Location {
     Pool,
-    /// Written back decompressed: one block per page; checksums of the bytes written.
-    BackingRaw {
-        sums: Vec<u64>,
-    },
+    /// Written back decompressed: one block per page (checksums in the page records).
+    BackingRaw,
     /// Written back compressed, in `blocks` 4 KiB blocks.
     BackingCompressed {
         blocks: u32,
     },
 }
 
+/// A chunk's bookkeeping: its lists are runs in Zram's slabs, so storing a chunk allocates no
+/// heap memory of its own (issue 14).
 #[derive(Debug)]
 struct Chunk {
-    ids: Box<[ContentId]>,
-    handles: Vec<SwapHandle>,
+    /// Pages in chunk order.
+    pages: Run,
     live: u16,
     sub_bytes: u32,
     /// Stored uncompressed (huge).
     raw: bool,
-    parts: Vec<Part>,
+    /// Memo blobs: one per sub-page part, or one for the chunk (kept for compressed writeback).
+    blobs: Run,
+    /// zsmalloc objects held in the pool.
+    allocs: Run,
+    /// Bytes counted in `compr_data_size`.
+    stored: u32,
     loc: Location,
     idle: bool,
 }
@@ -318,6 +221,9 @@ pub struct Zram {
     map: SwapMap,
     chunks: Vec<Option<Chunk>>,
     free_chunks: Vec<u32>,
+    page_recs: RangeSlab<PageRec>,
+    blob_runs: RangeSlab<BlobId>,
+    obj_runs: RangeSlab<ObjLoc>,
     capacity: u64,
     pages_stored: u64,
     compr_data_size: u64,
@@ -335,6 +241,11 @@ pub struct Zram {
     plans: Vec<ChunkPlan>,
     rest: Vec<SwapOutPage>,
     rest_idx: Vec<usize>,
+    /// Scratch lists of the chunk being stored.
+    new_recs: Vec<PageRec>,
+    new_ids: Vec<ContentId>,
+    new_blobs: Vec<BlobId>,
+    new_objs: Vec<ObjLoc>,
 }
 
 /// The fill value if every 64-bit word of `page` is equal (`page_same_filled`).
@@ -381,6 +292,9 @@ impl Zram {
             map: SwapMap::new(capacity.min(u32::MAX as u64) as u32),
             chunks: Vec::new(),
             free_chunks: Vec::new(),
+            page_recs: RangeSlab::new(),
+            blob_runs: RangeSlab::new(),
+            obj_runs: RangeSlab::new(),
             capacity,
             pages_stored: 0,
             compr_data_size: 0,
@@ -397,6 +311,10 @@ impl Zram {
             plans: Vec::new(),
             rest: Vec::new(),
             rest_idx: Vec::new(),
+            new_recs: Vec::new(),
+            new_ids: Vec::new(),
+            new_blobs: Vec::new(),
+            new_objs: Vec::new(),
         }
     }
 
@@ -460,22 +378,21 @@ impl Zram {
         h
     }
 
-    /// Allocate pool objects for `comp` compressed bytes of a chunk of `orig` bytes stored as one
-    /// or more zsmalloc objects; returns (allocations, bytes for compr_data_size).
-    fn alloc_objects(&mut self, comp: usize, orig: usize, raw: bool) -> (Vec<ObjLoc>, u32) {
-        let mut allocs = Vec::new();
+    /// Allocate pool objects (appended to `new_objs`) for `comp` compressed bytes of a chunk of
+    /// `orig` bytes stored as one or more zsmalloc objects; returns bytes for compr_data_size.
+    fn alloc_objects(&mut self, comp: usize, orig: usize, raw: bool) -> u32 {
         if raw {
             let mut left = orig;
             while left > 0 {
                 let n = left.min(PAGE_SIZE);
-                allocs.push(self.pool.alloc(n));
+                self.new_objs.push(self.pool.alloc(n));
                 left -= n;
             }
-            return (allocs, orig as u32);
+            return orig as u32;
         }
         let mut left = comp.max(1);
         while left > PAGE_SIZE {
-            allocs.push(self.pool.alloc(PAGE_SIZE));
+            self.new_objs.push(self.pool.alloc(PAGE_SIZE));
             left -= PAGE_SIZE;
         }
         let tail = if left >= self.pool.huge_class_size() {
@@ -483,8 +400,8 @@ impl Zram {
         } else {
             left
         };
-        allocs.push(self.pool.alloc(tail));
-        (allocs, comp as u32)
+        self.new_objs.push(self.pool.alloc(tail));
+        comp as u32
     }
 
     fn store_chunk(
@@ -494,49 +411,43 @@ impl Zram {
         pages: &[SwapOutPage],
         cost: &mut IoCost,
     ) -> u32 {
-        let ids: Box<[ContentId]> = pages.iter().map(|p| p.content).collect();
+        let mut ids = std::mem::take(&mut self.new_ids);
+        ids.clear();
+        ids.extend(pages.iter().map(|p| p.content));
+        let mut blobs = std::mem::take(&mut self.new_blobs);
+        blobs.clear();
+        self.new_objs.clear();
         let codec = plan.codec;
         let huge = self.pool.huge_class_size();
-        let mut parts = Vec::new();
+        let mut stored = 0u32;
         let raw;
         let mut compress_ns = 0.0;
         if plan.sub_bytes != 0 {
+            let sub = plan.sub_bytes as usize;
             let n = PAGE_SIZE as u32 >> plan.sub_bytes.trailing_zeros();
-            let blobs: Vec<Arc<Blob>> = (0..n)
-                .map(|k| {
-                    let key = ChunkKey {
-                        codec,
-                        chunk_bytes: plan.sub_bytes,
-                        offset: k * plan.sub_bytes,
-                        ids: ids.clone(),
-                    };
-                    compress_ns += self.costs.compress_ns(codec, plan.sub_bytes as usize);
-                    self.memo.get(env.contents, &key)
-                })
-                .collect();
+            for k in 0..n {
+                let key = ChunkKey {
+                    codec,
+                    chunk_bytes: plan.sub_bytes,
+                    offset: k * plan.sub_bytes,
+                    ids: &ids,
+                };
+                compress_ns += self.costs.compress_ns(codec, sub);
+                blobs.push(self.memo.get(env.contents, &key));
+            }
             let total: usize = blobs
                 .iter()
-                .map(|b| b.compressed_len().min(plan.sub_bytes as usize))
+                .map(|&b| self.memo.blob(b).compressed_len().min(sub))
                 .sum();
             raw = total >= huge;
             if raw {
-                // The page is stored whole and raw: one 4 KiB object; keep the blobs (unused).
-                let (allocs, stored) = self.alloc_objects(PAGE_SIZE, PAGE_SIZE, true);
-                parts.push(Part {
-                    blob: blobs[0].clone(),
-                    stored,
-                    allocs,
-                });
+                // The page is stored whole and raw: one 4 KiB object; keep the first blob (unused).
+                blobs.truncate(1);
+                stored += self.alloc_objects(PAGE_SIZE, PAGE_SIZE, true);
             } else {
-                for b in blobs {
-                    let c = b.compressed_len();
-                    let part_raw = c >= plan.sub_bytes as usize;
-                    let (allocs, stored) = self.alloc_objects(c, plan.sub_bytes as usize, part_raw);
-                    parts.push(Part {
-                        blob: b,
-                        stored,
-                        allocs,
-                    });
+                for &b in &blobs {
+                    let c = self.memo.blob(b).compressed_len();
+                    stored += self.alloc_objects(c, sub, c >= sub);
                 }
             }
         } else {
@@ -545,14 +456,14 @@ impl Zram {
                 codec,
                 chunk_bytes: orig as u32,
                 offset: 0,
-                ids: ids.clone(),
+                ids: &ids,
             };
             compress_ns += self.costs.compress_ns(codec, orig);
             let blob = self.memo.get(env.contents, &key);
-            let c = blob.compressed_len();
+            blobs.push(blob);
+            let c = self.memo.blob(blob).compressed_len();
             raw = c >= pages.len() * huge;
-            let (allocs, stored) = self.alloc_objects(c, orig, raw);
-            parts.push(Part { blob, stored, allocs });
+            stored += self.alloc_objects(c, orig, raw);
         }
         cost.compress_ns += ns(compress_ns * env.cpu_factor);
         if raw {
@@ -561,17 +472,27 @@ impl Zram {
             self.huge_pages_since += n;
             cost.cpu_other_ns += ns(self.cfg.copy_ns_per_page * n as f64 * env.cpu_factor);
         }
-        self.compr_data_size += parts.iter().map(|p| p.stored as u64).sum::<u64>();
+        self.compr_data_size += stored as u64;
+        // Handles are filled in by `store` once the slots point at the chunk.
+        self.new_recs.clear();
+        self.new_recs.extend(ids.iter().map(|&id| PageRec {
+            id,
+            handle: 0,
+            sum: 0,
+        }));
         let chunk = Chunk {
-            ids,
-            handles: Vec::with_capacity(pages.len()),
+            pages: self.page_recs.insert(&self.new_recs),
             live: pages.len() as u16,
             sub_bytes: plan.sub_bytes,
             raw,
-            parts,
+            blobs: self.blob_runs.insert(&blobs),
+            allocs: self.obj_runs.insert(&self.new_objs),
+            stored,
             loc: Location::Pool,
             idle: false,
         };
+        self.new_ids = ids;
+        self.new_blobs = blobs;
         match self.free_chunks.pop() {
             Some(c) => {
                 self.chunks[c as usize] = Some(chunk);
@@ -584,185 +505,79 @@ impl Zram {
         }
     }
 
+    /// Whether every blob of a chunk has been verified (`Verify::Memoised` then trusts them).
+    fn trusted(&self, blobs: Run) -> bool {
+        self.cfg.verify == Verify::Memoised
+            && self
+                .blob_runs
+                .get(blobs)
+                .iter()
+                .all(|&b| self.memo.blob(b).verified() == Some(true))
+    }
+
     /// Checksum of page `index` of `chunk` recovered from the pool, and the decompression cost.
     fn recover(&mut self, contents: &ContentStore, cid: u32, index: usize, cpu_factor: f64) -> (u64, IoCost) {
         let chunk = self.chunks[cid as usize].as_mut().expect("live chunk");
         chunk.idle = false;
+        let (raw, sub_bytes, blobs) = (chunk.raw, chunk.sub_bytes, chunk.blobs);
         let mut cost = IoCost::default();
-        let id = chunk.ids[index];
-        if chunk.raw {
+        let id = self.page_recs.get(chunk.pages)[index].id;
+        if raw {
             // Stored uncompressed: a copy of the page bytes.
             cost.cpu_other_ns += ns(self.cfg.copy_ns_per_page * cpu_factor);
             return (checksum(contents.page(id)), cost);
         }
         let mut dns = 0.0;
-        for p in &chunk.parts {
-            dns += self.costs.decompress_ns(p.blob.codec, p.blob.orig_len as usize);
+        for &b in self.blob_runs.get(blobs) {
+            let blob = self.memo.blob(b);
+            dns += self.costs.decompress_ns(blob.codec, blob.orig_len as usize);
         }
         cost.decompress_ns += ns(dns * cpu_factor);
-        if self.cfg.verify == Verify::Memoised && chunk.parts.iter().all(|p| p.blob.verified() == Some(true))
-        {
+        if self.trusted(blobs) {
             return (contents.checksum(id), cost);
         }
-        let sum = if chunk.sub_bytes != 0 {
+        let sum = if sub_bytes != 0 {
             self.page_buf.clear();
-            for p in &chunk.parts {
-                self.memo.decompress_into(&p.blob, &mut self.buf);
+            for &b in self.blob_runs.get(blobs) {
+                self.memo.decompress_into(b, &mut self.buf);
                 self.page_buf.extend_from_slice(&self.buf);
             }
             checksum(&self.page_buf)
         } else {
-            self.memo.decompress_into(&chunk.parts[0].blob, &mut self.buf);
+            self.memo
+                .decompress_into(self.blob_runs.get(blobs)[0], &mut self.buf);
             checksum(&self.buf[index * PAGE_SIZE..(index + 1) * PAGE_SIZE])
         };
         (sum, cost)
     }
 
+    /// Free a chunk's pool objects (its bytes leave `compr_data_size`, a raw chunk's pages leave
+    /// `huge_pages`); the chunk then holds none.
+    fn free_objects(&mut self, cid: u32) {
+        let chunk = self.chunks[cid as usize].as_mut().expect("live chunk");
+        let allocs = std::mem::replace(&mut chunk.allocs, Run::EMPTY);
+        self.compr_data_size -= std::mem::take(&mut chunk.stored) as u64;
+        if chunk.raw {
+            self.huge_pages -= chunk.pages.len as u64;
+        }
+        for &a in self.obj_runs.get(allocs) {
+            self.pool.free(a);
+        }
+        self.obj_runs.remove(allocs);
+    }
+
     fn release_chunk(&mut self, cid: u32) {
-        let chunk = self.chunks[cid as usize].take().expect("live chunk");
-        match chunk.loc {
-            Location::Pool => {
-                for p in &chunk.parts {
-                    for &a in &p.allocs {
-                        self.pool.free(a);
-                    }
-                    self.compr_data_size -= p.stored as u64;
-                }
-                if chunk.raw {
-                    self.huge_pages -= chunk.ids.len() as u64;
-                }
-            }
-            Location::BackingRaw { .. } => {}
+        let loc = self.chunks[cid as usize].as_ref().expect("live chunk").loc;
+        match loc {
+            Location::Pool => self.free_objects(cid),
+            Location::BackingRaw => {}
             Location::BackingCompressed { blocks } => self.bd.bd_count -= blocks as u64,
         }
+        let chunk = self.chunks[cid as usize].take().expect("live chunk");
+        self.obj_runs.remove(chunk.allocs);
+        self.blob_runs.remove(chunk.blobs);
+        self.page_recs.remove(chunk.pages);
         self.free_chunks.push(cid);
-    }
-
-    /// Mark every chunk in the pool idle (`echo all > idle`); a load clears the mark.
-    pub fn mark_idle(&mut self) {
-        for c in self.chunks.iter_mut().flatten() {
-            c.idle = true;
-        }
-    }
-
-    /// Write selected chunks to the backing device (at most `max_pages` pages). Returns the work
-    /// done (CPU for decompression in raw mode, bytes written); the writes queue on the flash.
-    pub fn writeback(&mut self, env: &mut BackendEnv, select: WritebackSelect, max_pages: u64) -> IoCost {
-        let mut cost = IoCost::default();
-        let mut chosen: Vec<u32> = Vec::new();
-        match select {
-            WritebackSelect::Handles(hs) => {
-                for &h in hs {
-                    if let Some(Slot::InChunk { chunk, .. }) = self.slots.get(h as usize) {
-                        if !chosen.contains(chunk) {
-                            chosen.push(*chunk);
-                        }
-                    }
-                }
-            }
-            _ => {
-                for (i, c) in self.chunks.iter().enumerate() {
-                    let Some(c) = c else { continue };
-                    let pick = match select {
-                        WritebackSelect::Huge => c.raw,
-                        WritebackSelect::Idle => c.idle,
-                        WritebackSelect::HugeIdle => c.raw && c.idle,
-                        _ => true,
-                    };
-                    if pick {
-                        chosen.push(i as u32);
-                    }
-                }
-            }
-        }
-        let mut pages_done = 0u64;
-        for cid in chosen {
-            let Some(chunk) = self.chunks[cid as usize].as_ref() else {
-                continue;
-            };
-            if !matches!(chunk.loc, Location::Pool) {
-                continue;
-            }
-            let live = chunk.live as u64;
-            if pages_done + live > max_pages {
-                break;
-            }
-            pages_done += live;
-            let new_loc = if self.cfg.writeback_compressed {
-                let bytes: u64 = chunk.parts.iter().map(|p| p.stored as u64).sum();
-                let blocks = bytes.div_ceil(PAGE_SIZE as u64).max(1);
-                let b = blocks * PAGE_SIZE as u64;
-                env.flash.write(env.now, b);
-                cost.bytes_written += b;
-                self.bytes_written += b;
-                self.bd.bd_writes += blocks;
-                self.bd.bd_count += blocks;
-                Location::BackingCompressed {
-                    blocks: blocks as u32,
-                }
-            } else {
-                // Linux: read each page (decompressing) and write it as a 4 KiB block.
-                let n = chunk.ids.len();
-                let live_idx: Vec<usize> = (0..n)
-                    .filter(|&i| matches!(self.slots[chunk.handles[i] as usize], Slot::InChunk { chunk: c, .. } if c == cid))
-                    .collect();
-                let mut sums = vec![0u64; n];
-                let mut c2 = IoCost::default();
-                let whole = chunk.sub_bytes == 0 && !chunk.raw && n > 1;
-                let trusted = self.cfg.verify == Verify::Memoised
-                    && chunk.parts.iter().all(|p| p.blob.verified() == Some(true));
-                let ids = chunk.ids.clone();
-                for (k, &i) in live_idx.iter().enumerate() {
-                    if whole && k > 0 {
-                        // A multi-page chunk is decompressed once for all its pages.
-                        sums[i] = if trusted {
-                            env.contents.checksum(ids[i])
-                        } else {
-                            checksum(&self.buf[i * PAGE_SIZE..(i + 1) * PAGE_SIZE])
-                        };
-                        continue;
-                    }
-                    let (s, c) = self.recover(env.contents, cid, i, env.cpu_factor);
-                    sums[i] = s;
-                    c2.add(&c);
-                }
-                cost.add(&c2);
-                let b = live * PAGE_SIZE as u64;
-                env.flash.write(env.now, b);
-                cost.bytes_written += b;
-                self.bytes_written += b;
-                self.bd.bd_writes += live;
-                self.bd.bd_count += live;
-                Location::BackingRaw { sums }
-            };
-            let chunk = self.chunks[cid as usize].as_mut().expect("chunk");
-            let parts = std::mem::take(&mut chunk.parts);
-            let raw = chunk.raw;
-            let npages = chunk.ids.len() as u64;
-            chunk.loc = new_loc;
-            for p in &parts {
-                for &a in &p.allocs {
-                    self.pool.free(a);
-                }
-                self.compr_data_size -= p.stored as u64;
-            }
-            if raw {
-                self.huge_pages -= npages;
-            }
-            // Compressed writeback still needs the blobs to decompress on load.
-            if self.cfg.writeback_compressed {
-                let chunk = self.chunks[cid as usize].as_mut().expect("chunk");
-                chunk.parts = parts
-                    .into_iter()
-                    .map(|p| Part {
-                        allocs: Vec::new(),
-                        stored: 0,
-                        ..p
-                    })
-                    .collect();
-            }
-        }
-        cost
     }
 }
 
@@ -835,17 +650,14 @@ impl SwapBackend for Zram {
             }
             let n = plan.pages as usize;
             let cid = self.store_chunk(env, *plan, &rest[at..at + n], &mut cost);
+            let recs = self.chunks[cid as usize].as_ref().expect("new chunk").pages;
             for k in 0..n {
                 let h = handles[base + rest_idx[at + k]];
                 self.slots[h as usize] = Slot::InChunk {
                     chunk: cid,
                     index: k as u16,
                 };
-                self.chunks[cid as usize]
-                    .as_mut()
-                    .expect("new chunk")
-                    .handles
-                    .push(h);
+                self.page_recs.get_mut(recs)[k].handle = h;
             }
             at += n;
         }
@@ -874,8 +686,8 @@ impl SwapBackend for Zram {
                             self.recover(env.contents, chunk, index as usize, env.cpu_factor);
                         Loaded { checksum, cost }
                     }
-                    Location::BackingRaw { sums } => {
-                        let s = sums[index as usize];
+                    Location::BackingRaw => {
+                        let s = self.page_recs.get(c.pages)[index as usize].sum;
                         let wait = env.flash.read(env.now, PAGE_SIZE as u64);
                         self.bd.bd_reads += 1;
                         self.bytes_read += PAGE_SIZE as u64;
@@ -916,11 +728,9 @@ impl SwapBackend for Zram {
             };
             let c = self.chunks[chunk as usize].as_ref().expect("live chunk");
             if whole == Some(chunk) {
-                let trusted = self.cfg.verify == Verify::Memoised
-                    && c.parts.iter().all(|p| p.blob.verified() == Some(true));
                 let i = index as usize;
-                let checksum = if trusted {
-                    env.contents.checksum(c.ids[i])
+                let checksum = if self.trusted(c.blobs) {
+                    env.contents.checksum(self.page_recs.get(c.pages)[i].id)
                 } else {
                     checksum(&self.buf[i * PAGE_SIZE..(i + 1) * PAGE_SIZE])
                 };
@@ -930,7 +740,7 @@ impl SwapBackend for Zram {
                 });
                 continue;
             }
-            let multi = matches!(c.loc, Location::Pool) && c.sub_bytes == 0 && !c.raw && c.ids.len() > 1;
+            let multi = matches!(c.loc, Location::Pool) && c.sub_bytes == 0 && !c.raw && c.pages.len > 1;
             out.push(self.load(env, h));
             whole = multi.then_some(chunk);
         }
@@ -962,7 +772,7 @@ impl SwapBackend for Zram {
             Slot::InChunk { chunk, .. } => {
                 let c = self.chunks[chunk as usize].as_mut().expect("live chunk");
                 c.live -= 1;
-                if matches!(c.loc, Location::BackingRaw { .. }) {
+                if matches!(c.loc, Location::BackingRaw) {
                     self.bd.bd_count -= 1;
                 }
                 if c.live == 0 {
@@ -997,7 +807,8 @@ impl SwapBackend for Zram {
     fn neighbours(&self, handle: SwapHandle, max: usize, out: &mut Vec<SwapHandle>) {
         if let Some(Slot::InChunk { chunk, .. }) = self.slots.get(handle as usize) {
             let c = self.chunks[*chunk as usize].as_ref().expect("live chunk");
-            for &h in &c.handles {
+            for rec in self.page_recs.get(c.pages) {
+                let h = rec.handle;
                 if out.len() >= max {
                     break;
                 }

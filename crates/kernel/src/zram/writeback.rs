@@ -1,0 +1,132 @@
+//! zram idle marking and writeback to the backing device (`CONFIG_ZRAM_WRITEBACK`; see the
+//! module docs of [`crate::zram`]).
+
+use super::slab::Run;
+use super::{Location, Slot, Zram};
+use crate::swap::{BackendEnv, IoCost};
+use crate::types::SwapHandle;
+use content::{checksum, PAGE_SIZE};
+
+/// Which chunks [`Zram::writeback`] moves (`/sys/block/zramN/writeback` modes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WritebackSelect<'a> {
+    Huge,
+    Idle,
+    HugeIdle,
+    All,
+    /// The chunks holding these handles (`page_index=N`).
+    Handles(&'a [SwapHandle]),
+}
+
+impl Zram {
+    /// Mark every chunk in the pool idle (`echo all > idle`); a load clears the mark.
+    pub fn mark_idle(&mut self) {
+        for c in self.chunks.iter_mut().flatten() {
+            c.idle = true;
+        }
+    }
+
+    /// Write selected chunks to the backing device (at most `max_pages` pages). Returns the work
+    /// done (CPU for decompression in raw mode, bytes written); the writes queue on the flash.
+    pub fn writeback(&mut self, env: &mut BackendEnv, select: WritebackSelect, max_pages: u64) -> IoCost {
+        let mut cost = IoCost::default();
+        let mut chosen: Vec<u32> = Vec::new();
+        match select {
+            WritebackSelect::Handles(hs) => {
+                for &h in hs {
+                    if let Some(Slot::InChunk { chunk, .. }) = self.slots.get(h as usize) {
+                        if !chosen.contains(chunk) {
+                            chosen.push(*chunk);
+                        }
+                    }
+                }
+            }
+            _ => {
+                for (i, c) in self.chunks.iter().enumerate() {
+                    let Some(c) = c else { continue };
+                    let pick = match select {
+                        WritebackSelect::Huge => c.raw,
+                        WritebackSelect::Idle => c.idle,
+                        WritebackSelect::HugeIdle => c.raw && c.idle,
+                        _ => true,
+                    };
+                    if pick {
+                        chosen.push(i as u32);
+                    }
+                }
+            }
+        }
+        let mut pages_done = 0u64;
+        for cid in chosen {
+            let Some(chunk) = self.chunks[cid as usize].as_ref() else {
+                continue;
+            };
+            if !matches!(chunk.loc, Location::Pool) {
+                continue;
+            }
+            let live = chunk.live as u64;
+            if pages_done + live > max_pages {
+                break;
+            }
+            pages_done += live;
+            let (pages, blobs, sub_bytes, raw) = (chunk.pages, chunk.blobs, chunk.sub_bytes, chunk.raw);
+            let new_loc = if self.cfg.writeback_compressed {
+                let bytes = chunk.stored as u64;
+                let blocks = bytes.div_ceil(PAGE_SIZE as u64).max(1);
+                let b = blocks * PAGE_SIZE as u64;
+                env.flash.write(env.now, b);
+                cost.bytes_written += b;
+                self.bytes_written += b;
+                self.bd.bd_writes += blocks;
+                self.bd.bd_count += blocks;
+                Location::BackingCompressed {
+                    blocks: blocks as u32,
+                }
+            } else {
+                // Linux: read each live page (decompressing) and write it as a 4 KiB block.
+                let n = pages.len as usize;
+                let whole = sub_bytes == 0 && !raw && n > 1;
+                let trusted = self.trusted(blobs);
+                let mut first = true;
+                for i in 0..n {
+                    let rec = self.page_recs.get(pages)[i];
+                    let here =
+                        matches!(self.slots[rec.handle as usize], Slot::InChunk { chunk: c, .. } if c == cid);
+                    if !here {
+                        continue;
+                    }
+                    let sum = if whole && !first {
+                        // A multi-page chunk is decompressed once for all its pages.
+                        if trusted {
+                            env.contents.checksum(rec.id)
+                        } else {
+                            checksum(&self.buf[i * PAGE_SIZE..(i + 1) * PAGE_SIZE])
+                        }
+                    } else {
+                        let (s, c) = self.recover(env.contents, cid, i, env.cpu_factor);
+                        cost.add(&c);
+                        s
+                    };
+                    first = false;
+                    self.page_recs.get_mut(pages)[i].sum = sum;
+                }
+                let b = live * PAGE_SIZE as u64;
+                env.flash.write(env.now, b);
+                cost.bytes_written += b;
+                self.bytes_written += b;
+                self.bd.bd_writes += live;
+                self.bd.bd_count += live;
+                Location::BackingRaw
+            };
+            self.free_objects(cid);
+            let chunk = self.chunks[cid as usize].as_mut().expect("chunk");
+            chunk.loc = new_loc;
+            // Compressed writeback still needs the blobs to decompress on load.
+            if !self.cfg.writeback_compressed {
+                self.blob_runs
+                    .remove(std::mem::replace(&mut chunk.blobs, Run::EMPTY));
+            }
+        }
+        cost
+    }
+}
