@@ -52,7 +52,7 @@ pub struct ChunkKey<'a> {
 pub type BlobId = u32;
 
 /// A compressed chunk (its bytes are in the memo: [`CompressionMemo::bytes`]).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 pub struct Blob {
     pub codec: Codec,
     /// Uncompressed length.
@@ -70,22 +70,6 @@ pub struct Blob {
 impl Blob {
     pub fn compressed_len(&self) -> usize {
         self.len as usize
-    }
-
-    /// A copy of this blob with compressed byte `at` inverted and not yet verified: fault
-    /// injection for integrity tests (a load of it must report a checksum mismatch).
-    pub fn with_flipped_byte(&self, at: usize) -> Blob {
-        let mut bytes = self.bytes.to_vec();
-        if let Some(b) = bytes.get_mut(at) {
-            *b = !*b;
-        }
-        Blob {
-            codec: self.codec,
-            bytes: Arc::from(bytes),
-            orig_len: self.orig_len,
-            input_sum: self.input_sum,
-            state: AtomicU8::new(0),
-        }
     }
 
     /// Whether a decompression of this blob has been verified against its input checksum.
@@ -283,6 +267,32 @@ impl CompressionMemo {
         *head = id;
         self.key_ids.extend_from_slice(key.ids);
         id
+    }
+
+    /// A copy of blob `id` with compressed byte `at` inverted and not yet verified, which no key
+    /// finds: fault injection for integrity tests (a load of it must report a checksum mismatch;
+    /// chunks sharing the original keep the intact blob).
+    pub fn flipped_copy(&mut self, id: BlobId, at: usize) -> BlobId {
+        let mut bytes = self.bytes(id).to_vec();
+        if let Some(b) = bytes.get_mut(at) {
+            *b = !*b;
+        }
+        let (block, at) = Self::keep_bytes(&mut self.blocks, &bytes);
+        let orig = self.blobs[id as usize];
+        let copy = self.blobs.len() as BlobId;
+        self.blobs.push(Blob {
+            block,
+            at,
+            len: bytes.len() as u32,
+            state: 0,
+            ..orig
+        });
+        self.entries.push(Entry {
+            ids_len: 0,
+            next: NONE,
+            ..self.entries[id as usize]
+        });
+        copy
     }
 
     pub fn blob(&self, id: BlobId) -> &Blob {

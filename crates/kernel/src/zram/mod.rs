@@ -788,20 +788,20 @@ impl SwapBackend for Zram {
         let Some(&Slot::InChunk { chunk, index }) = self.slots.get(handle as usize) else {
             return false;
         };
-        let c = self.chunks[chunk as usize].as_mut().expect("live chunk");
-        if let Location::BackingRaw { sums } = &mut c.loc {
-            sums[index as usize] ^= 1;
+        let c = self.chunks[chunk as usize].as_ref().expect("live chunk");
+        if matches!(c.loc, Location::BackingRaw) {
+            self.page_recs.get_mut(c.pages)[index as usize].sum ^= 1;
             return true;
         }
-        match c.parts.first_mut() {
-            Some(p) if !c.raw => {
-                // Flip a byte in the middle of this chunk's compressed stream (a copy: the memo
-                // keeps the intact blob for other chunks with the same content).
-                p.blob = Arc::new(p.blob.with_flipped_byte(p.blob.bytes.len() / 2));
-                true
-            }
-            _ => false,
+        if c.raw || c.blobs.len == 0 {
+            return false;
         }
+        // Flip a byte in the middle of this chunk's first compressed stream (a copy: the memo
+        // keeps the intact blob for other chunks with the same content).
+        let slot = &mut self.blob_runs.get_mut(c.blobs)[0];
+        let len = self.memo.bytes(*slot).len();
+        *slot = self.memo.flipped_copy(*slot, len / 2);
+        true
     }
 
     fn neighbours(&self, handle: SwapHandle, max: usize, out: &mut Vec<SwapHandle>) {
