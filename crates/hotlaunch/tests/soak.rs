@@ -66,7 +66,7 @@ fn thirty_days_under_every_policy_keep_invariants() {
             continue;
         }
         // Marvin walks every background heap every 30 s (its working-set rounds): ~2,900 full
-        // heap walks per app per simulated day, about 2 CPU-minutes per simulated day here. CI
+        // heap walks per app per simulated day, about 3.5 CPU-minutes per simulated day here. CI
         // soaks it for a day; `HOTLAUNCH_SOAK_DAYS=30` (or a scale) gives it the full month.
         let d = if name == "marvin" && !days_set {
             MARVIN_CI_DAYS
