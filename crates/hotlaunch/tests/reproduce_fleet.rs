@@ -14,6 +14,14 @@ fn every_fleet_row_is_present_and_ran() {
     // Rows 4 and 5 ran Marvin beside Fleet; row 7 the §7.2 protocol's marvin-flash variant.
     assert!(checks[3].simulated.contains("Marvin") && checks[4].simulated.contains("Marvin"));
     assert!(checks[6].simulated.starts_with("P90 "), "{:?}", checks[6]);
+    // The quick protocol still measures: no empty arm, BGCs ran, the capacity rows kill.
+    for c in &checks {
+        assert!(!c.simulated.contains("NaN"), "{c:?}");
+    }
+    assert!(!checks[5].simulated.contains("(0 BGCs"), "{:?}", checks[5]);
+    for i in 2..5 {
+        assert!(!checks[i].simulated.contains("no run killed"), "{:?}", checks[i]);
+    }
 }
 
 fn short_run() -> (report::model::PolicyResult, policy::fleet::FleetStats) {
@@ -45,5 +53,13 @@ fn a_fleet_run_is_deterministic_and_its_mechanism_acts() {
     assert_eq!(a.integrity.checksum_mismatches, 0);
     assert!(sa.groupings > 0, "grouping GCs ran: {sa:?}");
     assert!(sa.pages_cold_hinted > 0 && sa.pages_hot_hinted > 0, "{sa:?}");
+    // COLD_RUNTIME pages out in the hint's own step: the kernel's madvise(PAGEOUT) count (Fleet's
+    // only page-out hint) is the hinted pages that were resident, most of them.
+    let paged = a.vmstat["madvise_pageout_pages"];
+    assert!(
+        paged <= sa.pages_cold_hinted && paged * 10 >= sa.pages_cold_hinted * 9,
+        "{paged} of {}",
+        sa.pages_cold_hinted
+    );
     assert!(a.cpu_ms.by_category["policy"] > 0.0);
 }

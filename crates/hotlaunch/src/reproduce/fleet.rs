@@ -43,6 +43,11 @@ struct Run {
     cpu_total: f64,
     cpu_gc: f64,
     cpu_policy: f64,
+    /// Pages swapped in over the run (memory pressure, and Fleet's COLD pages coming back).
+    swapped_in: u64,
+    /// Kills that were not the user's.
+    kills: u64,
+    apps: usize,
     stats: Option<FleetStats>,
 }
 
@@ -69,6 +74,9 @@ impl Run {
             cpu_total: cpu.total() as f64,
             cpu_gc: cpu.by_category(engine::Category::Gc) as f64,
             cpu_policy: cpu.by_category(engine::Category::Policy) as f64,
+            swapped_in: o.kernel.integrity.pages_swapped_in,
+            kills: o.kill_log.iter().filter(|k| k.reason != "user").count() as u64,
+            apps: o.per_app.len(),
             stats,
         }
     }
@@ -90,16 +98,7 @@ fn run(name: &str, quick: bool) -> anyhow::Result<Vec<Run>> {
     }
     let mut sc = Scenario::builtin(name)?;
     if quick {
-        // Smoke-test size: fewer apps, rounds and seconds, same structure (hot launches stay).
-        sc.apps.truncate(6);
-        sc.variants.retain(|v| !v.name.ends_with("-zram"));
-        match &mut sc.workload {
-            WorkloadSpec::RoundRobin { rounds, params, .. } => {
-                *rounds = (*rounds).min(3);
-                params.use_s = params.use_s.min(10.0);
-            }
-            w => super::shrink(w),
-        }
+        quick_shrink(name, &mut sc);
     }
     let r = sc.resolve()?;
     let spec = RunSpec::from_scenario(&r);
@@ -130,6 +129,35 @@ fn run(name: &str, quick: bool) -> anyhow::Result<Vec<Run>> {
     }
     CACHE.with(|c| c.borrow_mut().push((key, runs.clone())));
     Ok(runs)
+}
+
+/// Smoke-test size of scenario `name`, keeping what each row measures: the capacity scenarios
+/// keep every app (fewer apps than Android can cache would make every arm's maximum the app
+/// count; the commercial mix also keeps its full protocol), the background-GC scenario keeps its 30 s of use (a background stay of 5 x 30 s is long
+/// enough for the 16 KB/s background allocation to fill the tight post-grouping heap and trigger
+/// BGCs; 5 x 10 s is not), the hot-launch protocol keeps 6 apps, 3 rounds of 10 s, flash only.
+fn quick_shrink(name: &str, sc: &mut Scenario) {
+    sc.variants.retain(|v| !v.name.ends_with("-zram"));
+    if name.ends_with("-commercial") {
+        // 18 apps x 10 s x 1 cycle fit a 4 GB Pixel 3 without a kill; the full two cycles of
+        // 30 s (about 10 CPU-s per arm) are what fills it.
+        return;
+    }
+    let capacity = name.contains("synthetic");
+    if !capacity && !name.ends_with("-gc") {
+        sc.apps.truncate(6);
+    }
+    match &mut sc.workload {
+        WorkloadSpec::RoundRobin { rounds, params, .. } => {
+            if name.ends_with("-gc") {
+                *rounds = (*rounds).min(2);
+            } else {
+                *rounds = (*rounds).min(3);
+                params.use_s = params.use_s.min(10.0);
+            }
+        }
+        w => super::shrink(w),
+    }
 }
 
 /// The label of the Marvin run in the synthetic scenarios (its non-default stub threshold).
@@ -163,27 +191,59 @@ fn speedup(base: &Run, fleet: &Run, q: f64) -> (f64, f64, usize) {
     (mean, share, v.len())
 }
 
-fn hot_launch(quick: bool, q: f64) -> anyhow::Result<(f64, f64, usize, f64, f64)> {
+/// Flash: (speedup, share of apps where Fleet <= Android, apps); the same on zram as text
+/// (`--quick` runs flash only).
+fn hot_launch(quick: bool, q: f64) -> anyhow::Result<(f64, f64, usize, String)> {
     let runs = run("fleet-7.2-hotlaunch", quick)?;
     let (s, share, n) = speedup(get(&runs, "android-flash")?, get(&runs, "fleet-flash")?, q);
-    let (z, zshare, _) = match (get(&runs, "android-zram"), get(&runs, "fleet-zram")) {
-        (Ok(a), Ok(f)) => speedup(a, f, q),
-        _ => (f64::NAN, f64::NAN, 0), // --quick runs flash only
+    let zram = match (get(&runs, "android-zram"), get(&runs, "fleet-zram")) {
+        (Ok(a), Ok(f)) => {
+            let (z, zshare, _) = speedup(a, f, q);
+            format!("{z:.2}x, fleet <= android for {:.0}%", zshare * 100.0)
+        }
+        _ => "not run (--quick)".into(),
     };
-    Ok((s, share, n, z, zshare))
+    Ok((s, share, n, zram))
 }
+
+/// Why Fleet's hot launches lose to Android's on the runs of rows 1-2: memory pressure (pages
+/// Android swapped in per hot launch) against Fleet's own page-outs (COLD_RUNTIME pages whatever the
+/// pressure) and the share of launch re-accesses that land in cold regions.
+fn hot_launch_cause(quick: bool) -> anyhow::Result<String> {
+    let runs = run("fleet-7.2-hotlaunch", quick)?;
+    let (a, f) = (get(&runs, "android-flash")?, get(&runs, "fleet-flash")?);
+    let st = f.stats.clone().unwrap_or_default();
+    let seen: u64 = st.launch_seen[1..].iter().sum();
+    let per = |r: &Run| {
+        let n: u64 = r.hot.iter().map(|(_, h)| h.len()).sum();
+        r.swapped_in as f64 / n.max(1) as f64
+    };
+    Ok(format!(
+        "pages swapped in per hot launch: Android {:.0}, Fleet {:.0} ({} pages COLD-hinted); {:.0}% of Fleet's launch re-accesses hit cold regions, {:.0}% launch regions",
+        per(a),
+        per(f),
+        st.pages_cold_hinted,
+        100.0 * st.launch_seen[3] as f64 / seen.max(1) as f64,
+        100.0 * st.launch_seen[LAUNCH as usize] as f64 / seen.max(1) as f64,
+    ))
+}
+
+/// The cause printed when Fleet's hot launches are slower than Android's (a model gap, not tuned
+/// away): see `../shared/specs/fleet.md`, "Simulator notes".
+const HOT_GAP: &str = " -- cause: COLD_RUNTIME pages cold regions out at every grouping whatever the pressure, and the simulated launch set (the access model's pages, not biased to near-root or young objects: row 8's coverage is about its heap share, paper 68% in 15.5%) re-reads cold objects from flash, while Android under little pressure keeps them in DRAM";
 
 /// Row 1: average over apps of the median hot-launch speedup.
 fn median_speedup(quick: bool) -> anyhow::Result<Check> {
-    let (s, share, n, z, zshare) = hot_launch(quick, 0.5)?;
+    let (s, share, n, zram) = hot_launch(quick, 0.5)?;
+    let cause = hot_launch_cause(quick)?;
     Ok(Check {
         check: "1. median hot-launch speedup vs Android (11 apps, ~10 in background, 20 launches each)"
             .into(),
         paper: "Fig. 13m: 1.59x (Facebook 209 -> 101 ms)".into(),
         simulated: format!(
-            "flash swap: {s:.2}x over {n} apps, fleet <= android for {:.0}%; zram: {z:.2}x, {:.0}%",
+            "flash swap: {s:.2}x over {n} apps, fleet <= android for {:.0}%; zram: {zram}; {cause}{}",
             share * 100.0,
-            zshare * 100.0
+            if s < 1.0 { HOT_GAP } else { "" }
         ),
         tolerance: "flash: [1.3, 1.9] and fleet <= android for >= 80% of apps".into(),
         status: status((1.3..=1.9).contains(&s) && share >= 0.8),
@@ -192,12 +252,12 @@ fn median_speedup(quick: bool) -> anyhow::Result<Check> {
 
 /// Row 2: average over apps of the P90 hot-launch speedup.
 fn p90_speedup(quick: bool) -> anyhow::Result<Check> {
-    let (s, _, n, z, _) = hot_launch(quick, 0.9)?;
+    let (s, _, n, zram) = hot_launch(quick, 0.9)?;
     let (m, ..) = hot_launch(quick, 0.5)?;
     Ok(Check {
         check: "2. P90 hot-launch speedup vs Android (same runs as 1)".into(),
         paper: "Fig. 15a: 2.56x (Facebook 622 -> 121 ms)".into(),
-        simulated: format!("flash swap: {s:.2}x over {n} apps (median {m:.2}x); zram: {z:.2}x"),
+        simulated: format!("flash swap: {s:.2}x over {n} apps (median {m:.2}x); zram: {zram}"),
         tolerance: "[1.8, 3.5] and P90 gain > median gain".into(),
         status: status((1.8..=3.5).contains(&s) && s > m),
     })
@@ -210,13 +270,14 @@ fn commercial_capacity(quick: bool) -> anyhow::Result<Check> {
     let n = get(&runs, "android-noswap")?;
     let f = get(&runs, "fleet-flash")?;
     let ratio = f.cached_peak as f64 / a.cached_peak.max(1) as f64;
+    let fit = no_kills(&[a, n, f]);
     let pts = a.cached.len().min(f.cached.len());
     let ge = (0..pts).filter(|&i| f.cached[i] >= a.cached[i]).count() as f64 / pts.max(1) as f64;
     Ok(Check {
         check: "3. max cached apps, 18 commercial apps round-robin 30 s x 2 cycles (flash swap)".into(),
         paper: "Fig. 11c: Fleet 17 vs Android+swap 14 (1.21x); Android w/o swap 14".into(),
         simulated: format!(
-            "Fleet {} vs Android+swap {} ({ratio:.2}x); Android w/o swap {}; Fleet >= Android at {:.0}% of samples",
+            "Fleet {} vs Android+swap {} ({ratio:.2}x); Android w/o swap {}; Fleet >= Android at {:.0}% of samples{fit}",
             f.cached_peak,
             a.cached_peak,
             n.cached_peak,
@@ -227,12 +288,26 @@ fn commercial_capacity(quick: bool) -> anyhow::Result<Check> {
     })
 }
 
+/// A note when no run killed an app (every arm's maximum is then the number of apps launched, and
+/// a capacity row measures nothing).
+fn no_kills(runs: &[&Run]) -> String {
+    if runs.iter().all(|r| r.kills == 0) {
+        let apps = runs.iter().map(|r| r.apps).max().unwrap_or(0);
+        format!(
+            " -- no run killed an app: all {apps} apps fit, so the maximum is the app count (not a capacity)"
+        )
+    } else {
+        String::new()
+    }
+}
+
 fn synthetic(quick: bool, size: u32, paper: &str, row: u32) -> anyhow::Result<Check> {
     let runs = run(&format!("fleet-7.1-synthetic-{size}"), quick)?;
     let a = get(&runs, "android")?;
     let f = get(&runs, "fleet")?;
     let m = get(&runs, MARVIN_1K)?;
     let ratio = f.cached_peak as f64 / a.cached_peak.max(1) as f64;
+    let fit = no_kills(&[a, f, m]);
     let vs_marvin = f.cached_peak as f64 / m.cached_peak.max(1) as f64;
     let first = |o: &Run| {
         o.cached_at_first_kill
@@ -248,7 +323,7 @@ fn synthetic(quick: bool, size: u32, paper: &str, row: u32) -> anyhow::Result<Ch
         check: format!("{row}. max cached synthetic 180 MB apps of {size} B objects (flash swap)"),
         paper: paper.into(),
         simulated: format!(
-            "Fleet {} vs Android {} ({ratio:.2}x; first kill at {} / {} cached) vs Marvin {} ({vs_marvin:.2}x)",
+            "Fleet {} vs Android {} ({ratio:.2}x; first kill at {} / {} cached) vs Marvin {} ({vs_marvin:.2}x){fit}",
             f.cached_peak,
             a.cached_peak,
             first(f),
@@ -285,13 +360,23 @@ fn gc_working_set(quick: bool) -> anyhow::Result<Check> {
     let f = st.bgc_visits as f64 / st.bgcs.max(1) as f64;
     let red = a / f;
     let within = (nb / a - 1.0).abs() <= 0.15;
+    // A BGC traces only from roots into background regions and dirty cards: with nothing live
+    // there it visits (almost) nothing, which is the workload, not the collector.
+    let cause = if st.bgcs > 0 && st.card_roots == 0 && f < 1000.0 {
+        " -- cause: the simulated background app only reads pages and allocates short-lived garbage (bg_alloc_mb_per_s); it keeps no new objects and stores no references, so a BGC finds no live background object and no dirty card (the paper's ~1e5 are objects real background services keep)"
+    } else if st.bgcs == 0 {
+        " -- cause: no background GC after a grouping (the background stays were too short for the background allocation to fill the tight heap)"
+    } else {
+        ""
+    };
     Ok(Check {
         check: "6. objects visited per background major GC: Android / Fleet w/o BGC / Fleet (BGC)".into(),
         paper: "Fig. 12: ~7e5 vs ~1e5 (~7x less); artifact 718,854 / 685,547 / 104,332".into(),
         simulated: format!(
-            "{a:.0} ({na} GCs) / {nb:.0} ({nnb}) / {f:.0} ({} BGCs, {:.0} pages touched each): {red:.1}x less",
+            "{a:.0} ({na} GCs) / {nb:.0} ({nnb}) / {f:.0} ({} BGCs, {:.0} pages touched each, {} card roots): {red:.1}x less{cause}",
             st.bgcs,
-            st.bgc_pages_touched as f64 / st.bgcs.max(1) as f64
+            st.bgc_pages_touched as f64 / st.bgcs.max(1) as f64,
+            st.card_roots
         ),
         tolerance: "reduction in [4x, 10x]; w/o BGC within ±15% of Android".into(),
         status: status((4.0..=10.0).contains(&red) && within),
@@ -387,8 +472,14 @@ fn lifetime(quick: bool) -> anyhow::Result<Check> {
         check: "9. FGO vs BGO survival (background GCs)".into(),
         paper: "Fig. 5: >40% of FGO survive 15 GCs; most BGO die within the first several GCs".into(),
         simulated: format!(
-            "BGO: {:.1}% survive one BGC ({after3:.1}% after 3, geometric); FGO: not measured (BGC never collects them)",
-            100.0 * surv
+            "BGO: {:.1}% survive one BGC ({after3:.1}% after 3, geometric) over {} BGCs; FGO: not measured (BGC never collects them){}",
+            100.0 * surv,
+            st.bgcs,
+            if st.bgc_copied == 0 {
+                " -- the simulated background allocation is all short-lived, so no BGO survives by construction"
+            } else {
+                ""
+            }
         ),
         tolerance: "FGO >= 35% after 15 GCs; BGO <= 20% after 3 GCs".into(),
         // The FGO half needs a stock background GC series with per-object survival tracking.
