@@ -19,8 +19,8 @@ fn every_fleet_row_is_present_and_ran() {
         assert!(!c.simulated.contains("NaN"), "{c:?}");
     }
     assert!(!checks[5].simulated.contains("(0 BGCs"), "{:?}", checks[5]);
-    for i in 2..5 {
-        assert!(!checks[i].simulated.contains("no run killed"), "{:?}", checks[i]);
+    for c in &checks[2..5] {
+        assert!(!c.simulated.contains("no run killed"), "{c:?}");
     }
 }
 
