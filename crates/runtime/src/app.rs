@@ -27,11 +27,13 @@
 //! background, 2 MB per hot launch (activity restart and first frame).
 
 use crate::backing::PageBacking;
+use crate::backing::TouchBatch;
 use crate::blueprint::Blueprint;
 use crate::gc::GcStats;
 use crate::heap::{ClassId, ClassKind, HeapConfig, HeapError, ObjId, NULL, PAGE_SIZE};
 use crate::hooks::RuntimeHooks;
 use crate::lazy::LazyBlueprint;
+use crate::touch_memo::TouchMemo;
 use crate::{Runtime, StepCost};
 use engine::{Actor, CpuLedger, Nanos, SimRng, Stall};
 use kernel::types::{PageIdx, Pid};
@@ -113,6 +115,10 @@ pub struct JavaApp {
     garbage_carry: f64,
     scratch: Vec<(u32, u32, u32)>,
     pieces: Vec<(ObjId, u32, u32)>,
+    /// Page runs of logical pages between collections (see [`crate::touch_memo`]).
+    memo: TouchMemo,
+    /// Incremented when churn rebinds blueprint objects (part of the memo's key).
+    churn_gen: u32,
 }
 
 impl std::fmt::Debug for JavaApp {
@@ -174,6 +180,8 @@ impl JavaApp {
             garbage_carry: 0.0,
             scratch: Vec::new(),
             pieces: Vec::new(),
+            memo: TouchMemo::default(),
+            churn_gen: 0,
             params,
             bp,
         }
@@ -328,6 +336,7 @@ impl JavaApp {
                 cost.merge(c);
                 cost.main_stall.add(self.rt.write_ref(t, src, k, id, backing));
                 self.ids[i as usize] = id;
+                self.churn_gen = self.churn_gen.wrapping_add(1);
                 freed += size as u64;
             }
         }
@@ -351,21 +360,10 @@ impl JavaApp {
         backing: &mut dyn PageBacking,
         touched: Option<&mut Vec<PageIdx>>,
     ) -> Stall {
-        self.pieces.clear();
-        let built_end = self.bp.start[self.built];
-        for &p in pages {
-            let lo = (p as f64 * self.scale) as u64;
-            let hi = (((p + 1) as f64 * self.scale) as u64).min(built_end);
-            self.scratch.clear();
-            let first = self
-                .page_obj
-                .get(p as usize)
-                .map_or_else(|| self.bp.object_at(lo), |&i| i as usize);
-            self.bp.objects_in_from(first, lo, hi, &mut self.scratch);
-            for &(i, off, len) in &self.scratch {
-                self.pieces.push((self.ids[i as usize], off, len));
-            }
+        if touched.is_none() && self.rt.hooks.default_barrier() {
+            return self.touch_memoised(now, actor, pages, write, backing);
         }
+        self.collect_pieces(pages);
         if let Some(out) = touched {
             for &(o, off, len) in &self.pieces {
                 if self.rt.heap.is_alive(o) {
@@ -386,6 +384,67 @@ impl JavaApp {
         );
         self.pieces = pieces;
         st.stall
+    }
+
+    /// The objects' byte ranges `(heap id, offset, len)` on logical pages `pages`, in order, into
+    /// `self.pieces`.
+    fn collect_pieces(&mut self, pages: &[u32]) {
+        self.pieces.clear();
+        let built_end = self.bp.start[self.built];
+        for &p in pages {
+            let lo = (p as f64 * self.scale) as u64;
+            let hi = (((p + 1) as f64 * self.scale) as u64).min(built_end);
+            self.scratch.clear();
+            let first = self
+                .page_obj
+                .get(p as usize)
+                .map_or_else(|| self.bp.object_at(lo), |&i| i as usize);
+            self.bp.objects_in_from(first, lo, hi, &mut self.scratch);
+            for &(i, off, len) in &self.scratch {
+                self.pieces.push((self.ids[i as usize], off, len));
+            }
+        }
+    }
+
+    /// [`Self::touch_logical`] with the default barrier (every live object's pages are touched,
+    /// nothing else happens): each logical page's page runs come from the memo, or are computed
+    /// and memoised when all its objects are alive. One batch spans all `pages`, as in the
+    /// object-by-object path.
+    fn touch_memoised(
+        &mut self,
+        now: Nanos,
+        actor: Actor,
+        pages: &[u32],
+        write: bool,
+        backing: &mut dyn PageBacking,
+    ) -> Stall {
+        let built_end = self.bp.start[self.built];
+        self.memo
+            .validate(self.churn_gen, built_end, self.logical_pages, self.scale);
+        let mut batch = TouchBatch::new(now, actor);
+        for &p in pages {
+            if self.memo.get(p, &self.rt.heap).is_none() {
+                self.collect_pieces(&[p]);
+                let heap = &self.rt.heap;
+                let live = |&(o, _, _): &(ObjId, u32, u32)| o != NULL && heap.is_alive(o);
+                let ranges = self.pieces.iter().filter(|x| live(x));
+                let ranges = ranges
+                    .map(|&(o, off, len)| (heap.pages_of_bytes(o, off, len), heap.place_of(heap.rec(o))));
+                if p >= self.logical_pages || !self.pieces.iter().all(live) {
+                    // Not memoisable: touch its live objects' ranges directly.
+                    for ((f, n), _) in ranges {
+                        batch.touch(backing, f, n, write);
+                    }
+                    continue;
+                }
+                self.memo.insert(p, heap, ranges);
+            }
+            for &(f, n) in self.memo.get(p, &self.rt.heap).unwrap_or_default() {
+                batch.touch(backing, f, n, write);
+            }
+        }
+        batch.flush(backing);
+        batch.stall
     }
 
     /// The app changed state (see [`Runtime::set_foreground`]; hook CPU goes to `ledger`).

@@ -238,9 +238,22 @@ impl TouchBatch {
     /// Touch `[first, first+n)`.
     #[inline]
     pub fn touch<B: PageBacking + ?Sized>(&mut self, b: &mut B, first: PageIdx, n: u32, write: bool) {
+        if !self.merge(first, n, write) {
+            self.flush(b);
+            self.first = first;
+            self.n = n;
+            self.write = write;
+        }
+    }
+
+    /// Fold `[first, first+n)` into the pending run if it is covered by it or extends it;
+    /// `false` if the pending run must be flushed first (the coalescing rule, shared with
+    /// [`Self::coalesce`]).
+    #[inline(always)]
+    fn merge(&mut self, first: PageIdx, n: u32, write: bool) -> bool {
         if self.n > 0 && !write && self.write && first >= self.first && first + n <= self.first + self.n {
             // Reading pages the pending run writes: already covered.
-            return;
+            return true;
         }
         if self.n > 0 && write == self.write {
             let end = self.first + self.n;
@@ -248,13 +261,34 @@ impl TouchBatch {
             if first >= self.first && first <= end {
                 let new_end = (first + n).max(end);
                 self.n = new_end - self.first;
-                return;
+                return true;
             }
         }
-        self.flush(b);
-        self.first = first;
-        self.n = n;
-        self.write = write;
+        false
+    }
+
+    /// The runs a batch of same-kind touches `pieces` passes to the backing, appended to `out`
+    /// (no backing involved). Replaying them through a fresh batch touches exactly what touching
+    /// `pieces` would have.
+    pub fn coalesce(
+        pieces: impl IntoIterator<Item = (PageIdx, u32)>,
+        write: bool,
+        out: &mut Vec<(PageIdx, u32)>,
+    ) {
+        let mut b = Self::new(0, Actor::Kernel);
+        for (first, n) in pieces {
+            if !b.merge(first, n, write) {
+                if b.n > 0 {
+                    out.push((b.first, b.n));
+                }
+                b.first = first;
+                b.n = n;
+                b.write = write;
+            }
+        }
+        if b.n > 0 {
+            out.push((b.first, b.n));
+        }
     }
 
     #[inline]

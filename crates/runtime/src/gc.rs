@@ -406,6 +406,7 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
         };
         let (f, n) = self.heap.pages_in(&self.recs[i]);
         self.batch.touch(self.backing, f, n, false);
+        self.heap.note_left(self.heap.place_of(&self.recs[i]));
         self.recs[i].addr = addr;
         self.heap.regions[(addr >> REGION_SHIFT) as usize].objs.push(o);
         let (f, n) = self.heap.pages_in(&self.recs[i]);

@@ -335,6 +335,12 @@ pub struct Heap {
     pub foreground: bool,
     /// GC epoch (incremented at each collection).
     pub epoch: u32,
+    /// Layout clock: incremented whenever an object leaves its place (moved or freed).
+    pub(crate) layout_clock: u64,
+    /// Per region (and, last, the large-object space): the layout clock when an object last left
+    /// it. Accesses memoised at clock `t` over these regions are still valid iff none is newer
+    /// than `t` ([`crate::touch_memo`]).
+    pub(crate) changed: Vec<u64>,
     /// A concurrent GC was requested and has not run yet.
     pub gc_pending: bool,
     /// The collector's mark stack and BFS level buffers, kept to reuse their allocations: each
@@ -405,6 +411,8 @@ impl Heap {
             concurrent_start_bytes: target.saturating_sub(128 << 10),
             foreground: true,
             epoch: 0,
+            layout_clock: 0,
+            changed: vec![0; nregions as usize + 1],
             gc_pending: false,
             mark_stack: Vec::new(),
             next_level: Vec::new(),
@@ -858,8 +866,27 @@ impl Heap {
         Ok((id, stall))
     }
 
+    /// Index into [`Self::changed`] of the place (region or large-object space) holding the
+    /// object with record `r`.
+    #[inline(always)]
+    pub(crate) fn place_of(&self, r: &ObjRec) -> usize {
+        if r.flags & oflags::LARGE != 0 {
+            self.regions.len()
+        } else {
+            (r.addr >> REGION_SHIFT) as usize
+        }
+    }
+
+    /// An object leaves place `place` (see [`Self::place_of`]): moved or freed.
+    #[inline(always)]
+    pub(crate) fn note_left(&mut self, place: usize) {
+        self.layout_clock += 1;
+        self.changed[place] = self.layout_clock;
+    }
+
     /// Reclaim a dead object's id and slots (GC sweep).
     pub(crate) fn free_object(&mut self, o: ObjId) {
+        self.note_left(self.place_of(&self.recs[o as usize]));
         let r = &mut self.recs[o as usize];
         r.flags = 0;
         self.dead_ref_slots += r.ref_len as u64;

@@ -312,6 +312,14 @@ pub trait RuntimeHooks {
         BarrierOutcome::TOUCH
     }
 
+    /// Whether [`Self::barrier`] keeps its default (every access touches the object's pages and
+    /// changes no metadata), so an access need not visit objects one by one and may replay the
+    /// page runs memoised since the last collection. Default `false`; only override it with
+    /// `true` when `barrier` keeps its default.
+    fn default_barrier(&self) -> bool {
+        false
+    }
+
     /// After a collection (at `cx.now` = its end): push page hints, GC-thread time or a main-thread
     /// pause into `out`; the runtime applies them after this returns.
     fn after_gc(&mut self, _cx: &mut HookCx, _heap: &Heap, _stats: &GcStats, _out: &mut AfterGc) {}
@@ -332,6 +340,9 @@ pub struct StockArt;
 
 impl RuntimeHooks for StockArt {
     fn is_stock(&self) -> bool {
+        true
+    }
+    fn default_barrier(&self) -> bool {
         true
     }
 }

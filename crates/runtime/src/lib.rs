@@ -30,6 +30,7 @@ pub mod hooks;
 pub mod hprof;
 pub mod kernel_backing;
 pub mod lazy;
+mod touch_memo;
 
 pub use access::{AccessStats, Span};
 pub use app::{JavaApp, JavaModel, JavaParams};

@@ -260,3 +260,83 @@ fn logical_pages_follow_objects_the_collector_moves() {
     j2.touch_logical(5, Actor::AppMain(1), &[pages - 1], false, &mut b, Some(&mut none));
     assert!(none.is_empty());
 }
+
+/// Stock hooks that do not declare their barrier default: accesses take the object-by-object path.
+struct ObjectByObject;
+impl runtime::RuntimeHooks for ObjectByObject {}
+
+/// The memoised access path (stock ART's default barrier) touches exactly what the
+/// object-by-object path touches — same pages, same coalesced calls, same stalls — across
+/// building, short-lived allocation, churn, GCs, compaction and swapping.
+#[test]
+fn memoised_accesses_touch_what_object_by_object_accesses_touch() {
+    let params = JavaParams {
+        churn_bytes: 64 << 10,
+        churn_period: 450,
+        ..JavaParams::default()
+    };
+    let bp = Arc::new(generated(4 << 20, 9));
+    let pages = (bp.total_bytes() / 4096) as u32;
+    let model = JavaModel {
+        blueprint: Arc::clone(&bp).into(),
+        config: small_config(),
+        params,
+    };
+    let mk = |hooks: Box<dyn runtime::RuntimeHooks>| {
+        JavaApp::new(1, &model, hooks, pages, RngStreams::new(5).stream("java", 0), 0)
+    };
+    let mut apps = [mk(Box::new(StockArt)), mk(Box::new(ObjectByObject))];
+    let mut backs = [MockBacking::new(700), MockBacking::new(700)];
+    let mut rng = RngStreams::new(11).stream("touches", 0);
+    let mut stalls: [Vec<u64>; 2] = [Vec::new(), Vec::new()];
+    for step in 0..40u64 {
+        let t = step * 100;
+        let picks: Vec<Vec<u32>> = (0..30)
+            .map(|_| {
+                let n = if rand::Rng::gen_bool(&mut rng, 0.8) { 1 } else { 4 };
+                (0..n)
+                    .map(|_| rand::Rng::gen_range(&mut rng, 0..pages + 2))
+                    .collect()
+            })
+            .collect();
+        let write = step % 3 == 0;
+        for k in 0..2 {
+            let (j, b) = (&mut apps[k], &mut backs[k]);
+            let mut l = CpuLedger::default();
+            j.alloc_garbage(t, 600e3, b, &mut l).unwrap();
+            j.churn(t, b, &mut l).unwrap();
+            for (i, p) in picks.iter().enumerate() {
+                if step < 10 && i % 10 == 0 {
+                    // Growth between accesses: partly built logical pages get more objects.
+                    let to = pages * (step as u32 * 3 + i as u32 / 10 + 1) / 30;
+                    j.build_to(t, to, b, &mut l).unwrap();
+                }
+                if i == 15 && step % 3 == 1 {
+                    // Between accesses, with nothing else changing: the collector moves objects.
+                    let compact = step % 2 == 0;
+                    j.rt.collect(t, GcCause::Explicit, Some(GcKind::Full { compact }), b, &mut l);
+                }
+                if i == 10 && step % 5 == 4 {
+                    b.swap_out_all();
+                }
+                let s = j.touch_logical(t + 1, Actor::AppMain(1), p, write, b, None);
+                stalls[k].push(s.ns);
+            }
+        }
+    }
+    assert!(
+        apps[0].rt.history.len() >= 5,
+        "GCs ran: {}",
+        apps[0].rt.history.len()
+    );
+    assert!(backs[0].total_faults() > 0, "swapped pages were faulted back");
+    let first_diff = (0..stalls[0].len()).find(|&i| stalls[0][i] != stalls[1][i]);
+    assert_eq!(first_diff, None, "per-call stalls differ first at call");
+    assert_eq!(
+        backs[0].touch_calls, backs[1].touch_calls,
+        "coalesced backing calls"
+    );
+    assert_eq!(backs[0].touches, backs[1].touches, "touches per page");
+    assert_eq!(backs[0].writes, backs[1].writes, "writes per page");
+    assert_eq!(backs[0].faults_main, backs[1].faults_main);
+}
