@@ -1,7 +1,7 @@
 //! Ariadne's shared state: configuration, the per-page hotness classes, the zpool order used by
 //! PreDecomp, the app LRU and the run's metrics.
 
-use super::check_size;
+use super::check_sizes;
 use crate::{Params, Probe};
 use engine::Nanos;
 use kernel::types::{PageIdx, Pid};
@@ -48,14 +48,8 @@ pub(crate) struct Cfg {
 
 impl Cfg {
     pub fn from_params(p: &Params) -> Result<Cfg, String> {
-        let small = check_size("small_bytes", p.int("small_bytes"))?;
-        let medium = check_size("medium_bytes", p.int("medium_bytes"))?;
-        let large = check_size("large_bytes", p.int("large_bytes"))?;
-        if small > medium || medium > large {
-            return Err(format!(
-                "ariadne: chunk sizes must grow from hot to cold (small_bytes {small} <= medium_bytes {medium} <= large_bytes {large})"
-            ));
-        }
+        let [small, medium, large] =
+            check_sizes(p).map_err(|(k, want)| format!("ariadne.{k} = {}: expected {want}", p.int(k)))?;
         Ok(Cfg {
             small,
             medium,
