@@ -167,6 +167,31 @@ pub fn plan_policies_beside_variants(
             );
             let params = policy::resolve_params(policy.as_ref(), &given)
                 .map_err(|e| anyhow::anyhow!("policy {name}: {e}"))?;
+            if let Err((key, expected)) = policy.check_params(&params) {
+                let got = params.get(key).map(|v| v.describe()).unwrap_or_default();
+                // Where the value was set: the last scenario entry for it, or the command line.
+                let at = r
+                    .policy_params
+                    .iter()
+                    .chain(variant_tables)
+                    .filter(|t| t.policy == name)
+                    .flat_map(|t| t.entries.iter().map(move |e| (t, e)))
+                    .rfind(|(_, e)| e.key == key);
+                let from_cli = cli.iter().any(|(p, k, _)| *p == name && k == key);
+                return Err(match at {
+                    _ if from_cli => anyhow::anyhow!("--param {name}.{key}: expected {expected}, got {got}"),
+                    Some((t, e)) => invalid(r, e.line, &format!("{}.{key}", t.path), &expected, &got).into(),
+                    // A default that the other values make invalid.
+                    None => invalid(
+                        r,
+                        None,
+                        &format!("policy.{name}.{key} (default)"),
+                        &expected,
+                        &got,
+                    )
+                    .into(),
+                });
+            }
             let label = match variant {
                 Some(i) => r.variants[i].name.clone(),
                 None => params.label(&name),

@@ -116,6 +116,45 @@ fn bad_tables_name_file_line_and_key() {
 }
 
 #[test]
+fn ariadne_chunk_sizes_are_checked_before_any_run() {
+    let sizes = "chunk sizes grow from hot to cold";
+    let cases = [
+        (
+            "[policy.ariadne]\nsmall_bytes = 1000\n",
+            "line 12: key policy.ariadne.small_bytes: expected a chunk size that is a power of two in \
+             128..=131072 bytes, got the integer 1000"
+                .to_string(),
+        ),
+        (
+            "[policy.ariadne]\nlarge_bytes = 262144\n",
+            "line 12: key policy.ariadne.large_bytes: expected a chunk size that is a power of two in \
+             128..=131072 bytes, got the integer 262144"
+                .to_string(),
+        ),
+        (
+            "[policy.ariadne]\nsmall_bytes = 65536\n",
+            format!("line 12: key policy.ariadne.small_bytes: expected small_bytes (65536) <= medium_bytes (2048): {sizes}, got the integer 65536"),
+        ),
+        (
+            "[policy.ariadne]\nmedium_bytes = 512\n",
+            format!("line 12: key policy.ariadne.medium_bytes: expected small_bytes (1024) <= medium_bytes (512): {sizes}, got the integer 512"),
+        ),
+    ];
+    for (tail, want) in cases {
+        let got = plan(tail, &["ariadne"], &[]).err().unwrap_or_default();
+        assert_eq!(got, format!("scenario s.toml, {want}"));
+    }
+    let got = plan("", &["ariadne"], &["ariadne.large_bytes=200"])
+        .err()
+        .unwrap_or_default();
+    assert_eq!(
+        got,
+        "--param ariadne.large_bytes: expected a chunk size that is a power of two in 128..=131072 bytes, \
+         got the integer 200"
+    );
+}
+
+#[test]
 fn bad_command_line_parameters_name_the_argument() {
     let cases = [
         ("test-knobs.D=x", "--param \"test-knobs.D=x\": key D: expected an integer in 1..=8, got \"x\""),

@@ -388,15 +388,22 @@ impl Kernel {
         let mut extra = Vec::new();
         let mut cx = hook_cx!(self, now, actor);
         self.hooks.fault.after_major_fault(&mut cx, &view, &mut extra);
-        for q in extra {
+        // Keep only the pages actually loaded (not those already resident, e.g. chunk-mates).
+        extra.retain(|&q| {
             let swapped = self
                 .pt
                 .pages
                 .get(q as usize)
                 .is_some_and(|p| p.state == PageState::Swapped);
-            if swapped && self.swap_in(now, Actor::Kernel, q, false).is_ok() {
+            let ok = swapped && self.swap_in(now, Actor::Kernel, q, false).is_ok();
+            if ok {
                 self.pt.pages[q as usize].flags &= !flags::ACCESSED;
             }
+            ok
+        });
+        if !extra.is_empty() {
+            let mut cx = hook_cx!(self, now, Actor::Kernel);
+            self.hooks.fault.preloaded(&mut cx, &extra);
         }
     }
 

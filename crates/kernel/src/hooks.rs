@@ -29,6 +29,8 @@
 //! - [`FaultHook::after_major_fault`]: after every major swap fault of a task on any backend,
 //!   once the faulting page is resident (at the fault's completion time); the pages it names are
 //!   loaded right then as `Actor::Kernel` work, off the faulting thread's critical path.
+//! - [`FaultHook::preloaded`]: right after those loads, with the pages actually loaded (those
+//!   still swapped), as `Actor::Kernel`; not called when none was.
 //! - [`FaultHook::keep_swap_copy`]: for every page loaded by a swap-in (faulting page and
 //!   readahead pages), after the read: keep the backend copy (swap cache) instead of freeing it.
 //!   A write fault never keeps it.
@@ -194,6 +196,10 @@ pub trait FaultHook {
     /// kernel loads those still swapped as its own work (CPU to `Actor::Kernel`, no stall for the
     /// faulting task); they are not marked accessed. Default: none.
     fn after_major_fault(&mut self, _cx: &mut HookCx, _fault: &PageView, _out: &mut Vec<PageIdx>) {}
+
+    /// The pages of `after_major_fault`'s answer the kernel did load (those still swapped, in
+    /// the order asked), so a policy counts only real loads. Default: nothing.
+    fn preloaded(&mut self, _cx: &mut HookCx, _pages: &[PageIdx]) {}
 
     /// After a swap-in read of `page`: keep its copy on the backend (the page enters the swap
     /// cache, clean; reclaiming it again needs no I/O). Not asked for write faults. Default: no

@@ -429,12 +429,18 @@ fn kernel_cpu(k: &Kernel) -> u64 {
 
 struct NextPages {
     calls: Rc<RefCell<Vec<PageIdx>>>,
+    loaded: Rc<RefCell<Vec<PageIdx>>>,
 }
 
 impl FaultHook for NextPages {
     fn after_major_fault(&mut self, _cx: &mut HookCx, fault: &PageView, out: &mut Vec<PageIdx>) {
         self.calls.borrow_mut().push(fault.idx);
-        out.extend(fault.idx + 1..=fault.idx + 8);
+        // The faulting page itself is resident already: asked for, not loaded.
+        out.extend(fault.idx..=fault.idx + 8);
+    }
+
+    fn preloaded(&mut self, _cx: &mut HookCx, pages: &[PageIdx]) {
+        self.loaded.borrow_mut().extend_from_slice(pages);
     }
 }
 
@@ -450,8 +456,12 @@ fn swapped_proc(k: &mut Kernel) -> (Pid, PageIdx, u64) {
 #[test]
 fn fault_hook_on_zram_is_called_and_its_pages_arrive_off_the_critical_path() {
     let calls = Rc::new(RefCell::new(Vec::new()));
+    let loaded = Rc::new(RefCell::new(Vec::new()));
     let hooks = KernelHooks {
-        fault: Box::new(NextPages { calls: calls.clone() }),
+        fault: Box::new(NextPages {
+            calls: calls.clone(),
+            loaded: loaded.clone(),
+        }),
         ..KernelHooks::default()
     };
     let mut k = kernel_with(zram(4096), hooks);
@@ -470,12 +480,19 @@ fn fault_hook_on_zram_is_called_and_its_pages_arrive_off_the_critical_path() {
     assert!(kernel_cpu(&k) > kcpu, "the prefetch is kernel work");
     assert!((first + 1..=first + 8).all(|i| state(&k, i) == PageState::Resident));
     assert_eq!(state(&k, first + 9), PageState::Swapped);
-    // The prefetched pages are now hits.
+    assert_eq!(
+        *loaded.borrow(),
+        (first + 1..=first + 8).collect::<Vec<_>>(),
+        "only the pages actually loaded are reported"
+    );
+    // The prefetched pages are now hits: no fault, no stall, no codec call.
     let majors = k.vmstat.pgmajfault;
+    let dec = k.cpu.by_category(Category::Decompress);
     let s = k
         .access_range(now, Actor::AppMain(pid), first + 1, 8, false)
         .unwrap();
     assert_eq!((s.ns, k.vmstat.pgmajfault), (0, majors));
+    assert_eq!(k.cpu.by_category(Category::Decompress), dec);
     k.check_invariants().unwrap();
 }
 

@@ -174,6 +174,13 @@ pub trait Policy {
         swap: SwapOverrides,
         params: &Params,
     ) -> Result<PolicyParts, String>;
+
+    /// Checks beyond each value's own range (e.g. one parameter against another), run when the
+    /// runs are planned so a bad scenario fails before any run, naming its file and line:
+    /// `Err((key, what was expected))`. Default: none.
+    fn check_params(&self, _params: &Params) -> Result<(), (&'static str, String)> {
+        Ok(())
+    }
 }
 
 /// Checks `given` (key, value; later entries win) against `policy`'s parameter table and fills

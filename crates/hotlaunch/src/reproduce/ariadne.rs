@@ -262,7 +262,10 @@ fn cpu_ratio(quick: bool) -> anyhow::Result<Check> {
     Ok(Check {
         check: "(de)compression CPU over the run / ZRAM".into(),
         paper: "≈ 0.85 average; EHL YouTube 0.75, Twitter 0.70 (Fig. 11)".into(),
-        simulated: format!("EHL {ehl:.2}, AL {al:.2} (LZ4); {lzo}"),
+        simulated: format!(
+            "EHL {ehl:.2}, AL {al:.2} (LZ4); {lzo} (the paper's saving rests on small chunks being \
+             faster; with real codecs they are not, see the small-chunk row)"
+        ),
         tolerance: "0.70–0.95 on average (EHL, AL)".into(),
         status: status((0.70..=0.95).contains(&mean)),
     })
@@ -293,14 +296,26 @@ fn hot_list(quick: bool) -> anyhow::Result<Check> {
     let r = relaunch(quick)?;
     let s = stats(&r, "ehl")?;
     let (c, a) = (s.coverage(), s.accuracy());
+    let (hot, touched) = s.mean_sizes();
     Ok(Check {
         check: "hot list (previous relaunch's pages) vs this relaunch's touched pages".into(),
         paper: "coverage ≈ 70%, accuracy ≈ 92% (Fig. 14)".into(),
         simulated: format!(
-            "coverage {:.0}%, accuracy {:.0}% over {} relaunches (accuracy counts launch use only)",
+            "coverage {:.0}%, accuracy {:.0}% over {} relaunches (accuracy counts launch use only); \
+             hot list {:.0} pages (cap hot_list_pages) vs {:.0} anon pages touched per relaunch, so \
+             coverage ≤ {:.0}%: the generated launches touch more than the artifact's 10000-page \
+             list{}",
             c * 100.0,
             a * 100.0,
-            s.relaunches
+            s.relaunches,
+            hot,
+            touched,
+            (hot / touched.max(1.0)).min(1.0) * 100.0,
+            if quick {
+                "; --quick: one relaunch, its hot list is the first (cold) launch's pages"
+            } else {
+                ""
+            }
         ),
         tolerance: "coverage 55–85%, accuracy ≥ 85%".into(),
         status: status((0.55..=0.85).contains(&c) && a >= 0.85 && s.relaunches > 0),
@@ -336,7 +351,7 @@ fn locality(quick: bool) -> anyhow::Result<Check> {
         check: "relaunch swap-ins: P(2 / 4 consecutive zpool pages); PreDecomp hit rate".into(),
         paper: "P2 0.61–0.86, P4 0.33–0.72 (Table 3); hit rate ≈ P2".into(),
         simulated: format!(
-            "AL: P2 {p2:.2}, P4 {p4:.2} ({} windows), hits {:.0}% of {}; EHL hits {:.0}% of {}",
+            "AL: P2 {p2:.2}, P4 {p4:.2} ({} windows of faults + used pre-loads), hits {:.0}% of {}; EHL hits {:.0}% of {}",
             s.windows,
             s.predecomp_hit_rate() * 100.0,
             s.predecomp_loaded,
@@ -363,7 +378,12 @@ fn decompression(quick: bool) -> anyhow::Result<Check> {
     Ok(Check {
         check: "decompression CPU, 1K-2K-16K vs 4 KiB ZRAM (whole run)".into(),
         paper: "YouTube/Twitter −60%, BangDream −90% (Fig. 12, LZO)".into(),
-        simulated: format!("EHL {}, AL {} (LZ4); {lzo}", pct(ehl), pct(al)),
+        simulated: format!(
+            "EHL {}, AL {} (LZ4); {lzo} (real codecs: 1–2 KiB chunks cost more per byte than \
+             4 KiB, see the small-chunk row; unused pre-decompressions add to it)",
+            pct(ehl),
+            pct(al)
+        ),
         tolerance: "a reduction of ≥ 30% (EHL)".into(),
         status: status(ehl <= -0.30),
     })
@@ -428,18 +448,44 @@ fn energy(quick: bool) -> anyhow::Result<Check> {
         let d = out(&r, "dram")?;
         let z = out(&r, "zram")?;
         let e = z.energy_j / d.energy_j;
-        let k = |o: &Summary| o.reclaim_ns;
-        let kr = k(z) / k(d).max(1.0);
         ok &= (e - paper).abs() <= 0.05;
-        parts.push(format!("{}: energy {e:.3}x, reclaim CPU {kr:.1}x", &name[15..]));
+        parts.push(format!(
+            "{}: energy {e:.3}x, reclaim CPU {}",
+            &name[15..],
+            reclaim_cpu(d.reclaim_ns, z.reclaim_ns)
+        ));
     }
     Ok(Check {
         check: "energy and reclaim CPU, ZRAM vs DRAM, light / heavy 60 s switching".into(),
         paper: "energy +12.2% light, +19.5% heavy (Table 2); kswapd CPU 2.6x DRAM (Fig. 3)".into(),
-        simulated: parts.join("; "),
+        simulated: format!(
+            "{} (energy = CPU + flash only: the Power Rails' display / idle baseline, ~3 W in the \
+             paper, is not modelled, so the ZRAM increment is not diluted)",
+            parts.join("; ")
+        ),
         tolerance: "energy ±5 pp".into(),
         status: status(ok),
     })
+}
+
+/// Reclaim CPU of DRAM and ZRAM: a ratio only when DRAM reclaimed at all (all-in-DRAM has no
+/// swap, so its reclaim CPU is often zero and a ratio would divide by ~0).
+fn reclaim_cpu(dram_ns: f64, zram_ns: f64) -> String {
+    let ms = |ns: f64| ns / 1e6;
+    if dram_ns >= 1e6 {
+        format!(
+            "{:.1}x ({:.0} / {:.0} ms)",
+            zram_ns / dram_ns,
+            ms(zram_ns),
+            ms(dram_ns)
+        )
+    } else {
+        format!(
+            "ZRAM {:.0} ms, DRAM {:.1} ms (no ratio: DRAM barely reclaims)",
+            ms(zram_ns),
+            ms(dram_ns)
+        )
+    }
 }
 
 /// The small-chunk speed claim against the cost table (logged, not expected to hold).

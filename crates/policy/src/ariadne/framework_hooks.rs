@@ -2,7 +2,7 @@
 //! hotness initialisation and update), the app LRU, hot-list coverage/accuracy and swap-in
 //! locality metrics, and the periodic compressed writeback.
 
-use super::state::{locality, Class, State};
+use super::state::{demand_stream, locality, predecomp_used, Class, State};
 use crate::Shared;
 use engine::Stall;
 use framework::sim::{AppView, LaunchKind, PolicyKernel};
@@ -56,6 +56,10 @@ impl FrameworkHooks for Lifecycle {
             for (k, v) in [
                 ("relaunches", x.relaunches as f64),
                 ("hot_list_coverage", x.coverage()),
+                ("hot_list_accuracy", x.accuracy()),
+                ("hot_list_pages_mean", x.mean_sizes().0),
+                ("relaunch_touched_pages_mean", x.mean_sizes().1),
+                ("swapin_p2", x.p2()),
                 ("predecomp_loaded", x.predecomp_loaded as f64),
                 ("predecomp_hits", x.predecomp_hits as f64),
                 ("predecomp_wasted", x.predecomp_wasted as f64),
@@ -77,6 +81,7 @@ impl FrameworkHooks for Lifecycle {
             s.fg = Some(app.pid);
             s.launching = Some(app.pid);
             s.launch_faults.clear();
+            s.launch_pre.clear();
         });
         Stall::ZERO
     }
@@ -93,9 +98,22 @@ impl FrameworkHooks for Lifecycle {
         sorted.sort_unstable();
         sorted.dedup();
         let (moves, ehl, unlock, lock) = self.0.with(|s| {
+            // PreDecomp of this launch: hits replayed on the touch order.
+            let pre = std::mem::take(&mut s.launch_pre);
+            let used = predecomp_used(&s.launch_faults, &pre, touched, s.cfg.predecomp_buffer);
+            let hits = used.iter().filter(|&&u| u).count() as u64;
+            for &(_, i) in &pre {
+                s.clear_pre(i, pid);
+            }
+            s.stats.with(|st| {
+                st.predecomp_hits += hits;
+                st.predecomp_wasted += pre.len() as u64 - hits;
+            });
+            // Loads from before the launch still in the FIFO.
             for &i in touched {
                 s.note_use(i, pid);
             }
+            let stream = demand_stream(&s.launch_faults, &pre, &used);
             // First-touch order, deduplicated, capped at the profiled hot-list size.
             let mut seen = sorted.clone();
             anon.retain(|i| match seen.binary_search(i) {
@@ -112,8 +130,7 @@ impl FrameworkHooks for Lifecycle {
                 h.sort_unstable();
                 let both = common(&h, &sorted) as f64;
                 let (cov, acc) = (both / sorted.len() as f64, both / h.len() as f64);
-                let win: Vec<(f64, f64)> = s
-                    .launch_faults
+                let win: Vec<(f64, f64)> = stream
                     .chunks(WINDOW)
                     .filter(|w| w.len() >= 16)
                     .map(|w| locality(s, w))
@@ -122,6 +139,8 @@ impl FrameworkHooks for Lifecycle {
                     st.relaunches += 1;
                     st.coverage_sum += cov;
                     st.accuracy_sum += acc;
+                    st.hot_pages_sum += h.len() as u64;
+                    st.touched_pages_sum += sorted.len() as u64;
                     for (p2, p4) in win {
                         st.windows += 1;
                         st.p2_sum += p2;

@@ -129,15 +129,24 @@ impl FaultHook for HotnessFault {
             if s.launching == Some(fault.pid) {
                 s.launch_faults.push(fault.idx);
             }
+            s.fault_pid = fault.pid;
             let mut p = fault.idx;
             for _ in 0..s.cfg.predecomp_pages {
                 let Some(n) = s.next_in_zpool(p) else { break };
                 out.push(n);
-                s.push_pre(n, fault.pid);
                 p = n;
             }
         });
         cx.charge(50);
+    }
+
+    fn preloaded(&mut self, _cx: &mut HookCx, pages: &[PageIdx]) {
+        self.0.with(|s| {
+            let pid = s.fault_pid;
+            for &n in pages {
+                s.push_pre(n, pid);
+            }
+        });
     }
 }
 
@@ -344,6 +353,7 @@ mod tests {
         let mut out = Vec::new();
         f.after_major_fault(&mut cx, &page(2, 7), &mut out);
         assert_eq!(out, vec![5], "next cold page in zpool order");
+        f.preloaded(&mut cx, &out);
         out.clear();
         f.after_major_fault(&mut cx, &page(0, 7), &mut out);
         assert!(out.is_empty(), "no hot page stored after page 0");
@@ -357,5 +367,27 @@ mod tests {
                 assert_eq!(x.stored_by_class, [3, 1, 1]);
             });
         });
+    }
+
+    #[test]
+    fn predecomp_hits_follow_the_fifo_in_touch_order() {
+        use crate::ariadne::state::{demand_stream, predecomp_used};
+        // Faults 10, 20, 30; each pre-decompressed its zpool neighbour 11, 21, 31.
+        let faults = [10, 20, 30];
+        let pre = [(1, 11), (2, 21), (3, 31)];
+        // 11 used right after its fault; 21 never; 31 used after fault 30.
+        let used = predecomp_used(&faults, &pre, &[10, 11, 20, 30, 31], 1);
+        assert_eq!(used, vec![true, false, true]);
+        // A FIFO of one page: 11 was pushed out by 21 before it was used.
+        let used = predecomp_used(&faults, &pre, &[10, 20, 11, 30], 1);
+        assert_eq!(used, vec![false, false, false]);
+        // With room for two it is still there.
+        let used = predecomp_used(&faults, &pre, &[10, 20, 11, 30], 2);
+        assert_eq!(used, vec![true, false, false]);
+        // Touched before it was loaded: resident already, not a hit.
+        assert_eq!(predecomp_used(&faults, &pre, &[21, 10, 20], 8), vec![false; 3]);
+        // The demand stream puts used pre-loads after the fault that triggered them.
+        let used = [true, false, true];
+        assert_eq!(demand_stream(&faults, &pre, &used), vec![10, 11, 20, 30, 31]);
     }
 }

@@ -143,6 +143,10 @@ impl Policy for Ariadne {
         ]
     }
 
+    fn check_params(&self, params: &Params) -> Result<(), (&'static str, String)> {
+        check_sizes(params).map(|_| ())
+    }
+
     fn build(
         &self,
         device: &DeviceProfile,
@@ -234,13 +238,45 @@ fn backends(
 }
 
 /// A chunk size must be a power of two in 128 B..=128 KiB.
-fn check_size(name: &str, v: i64) -> Result<u32, String> {
+fn check_size(name: &'static str, v: i64) -> Result<u32, (&'static str, String)> {
     if !(128..=131072).contains(&v) || !(v as u64).is_power_of_two() {
-        return Err(format!(
-            "ariadne.{name} = {v}: a chunk size must be a power of two in 128..=131072 bytes"
+        return Err((
+            name,
+            "a chunk size that is a power of two in 128..=131072 bytes".to_string(),
         ));
     }
     Ok(v as u32)
+}
+
+/// The three chunk sizes (hot, warm, cold), each valid and growing from hot to cold; an error
+/// names the offending key.
+pub(crate) fn check_sizes(p: &Params) -> Result<[u32; 3], (&'static str, String)> {
+    let small = check_size("small_bytes", p.int("small_bytes"))?;
+    let medium = check_size("medium_bytes", p.int("medium_bytes"))?;
+    let large = check_size("large_bytes", p.int("large_bytes"))?;
+    // An order error names the size that was set (not the default it contradicts).
+    let set = |k: &str| p.non_default().any(|(n, _)| n == k);
+    if small > medium {
+        return Err((
+            if set("small_bytes") {
+                "small_bytes"
+            } else {
+                "medium_bytes"
+            },
+            format!("small_bytes ({small}) <= medium_bytes ({medium}): chunk sizes grow from hot to cold"),
+        ));
+    }
+    if medium > large {
+        return Err((
+            if set("medium_bytes") {
+                "medium_bytes"
+            } else {
+                "large_bytes"
+            },
+            format!("medium_bytes ({medium}) <= large_bytes ({large}): chunk sizes grow from hot to cold"),
+        ));
+    }
+    Ok([small, medium, large])
 }
 
 #[cfg(test)]
@@ -253,5 +289,6 @@ mod tests {
         assert!(check_size("small_bytes", 1000).is_err());
         assert!(check_size("small_bytes", 64).is_err());
         assert!(check_size("large_bytes", 262144).is_err());
+        assert_eq!(check_size("large_bytes", 200).unwrap_err().0, "large_bytes");
     }
 }

@@ -1,7 +1,7 @@
 //! Ariadne's shared state: configuration, the per-page hotness classes, the zpool order used by
 //! PreDecomp, the app LRU and the run's metrics.
 
-use super::check_size;
+use super::check_sizes;
 use crate::{Params, Probe};
 use engine::Nanos;
 use kernel::types::{PageIdx, Pid};
@@ -48,14 +48,8 @@ pub(crate) struct Cfg {
 
 impl Cfg {
     pub fn from_params(p: &Params) -> Result<Cfg, String> {
-        let small = check_size("small_bytes", p.int("small_bytes"))?;
-        let medium = check_size("medium_bytes", p.int("medium_bytes"))?;
-        let large = check_size("large_bytes", p.int("large_bytes"))?;
-        if small > medium || medium > large {
-            return Err(format!(
-                "ariadne: chunk sizes must grow from hot to cold (small_bytes {small} <= medium_bytes {medium} <= large_bytes {large})"
-            ));
-        }
+        let [small, medium, large] =
+            check_sizes(p).map_err(|(k, want)| format!("ariadne.{k} = {}: expected {want}", p.int(k)))?;
         Ok(Cfg {
             small,
             medium,
@@ -86,6 +80,10 @@ pub struct Stats {
     /// Σ per relaunch |hot list ∩ touched| / |hot list| (accuracy, lower bound: accesses after
     /// the launch are not counted).
     pub accuracy_sum: f64,
+    /// Σ per relaunch: hot-list pages, anon pages the relaunch touched (the list is capped at
+    /// `hot_list_pages`, so coverage cannot exceed the cap over the touched count).
+    pub hot_pages_sum: u64,
+    pub touched_pages_sum: u64,
     /// Pages pre-decompressed, used before leaving the FIFO, pushed out unused.
     pub predecomp_loaded: u64,
     pub predecomp_hits: u64,
@@ -110,6 +108,11 @@ impl Stats {
     }
     pub fn accuracy(&self) -> f64 {
         self.accuracy_sum / self.relaunches.max(1) as f64
+    }
+    /// Mean hot-list size and mean anon pages touched per relaunch.
+    pub fn mean_sizes(&self) -> (f64, f64) {
+        let n = self.relaunches.max(1) as f64;
+        (self.hot_pages_sum as f64 / n, self.touched_pages_sum as f64 / n)
     }
     pub fn predecomp_hit_rate(&self) -> f64 {
         self.predecomp_hits as f64 / self.predecomp_loaded.max(1) as f64
@@ -145,6 +148,11 @@ pub(crate) struct State {
     /// Swap-in faults of the app being launched (locality), `None` outside launches.
     pub launching: Option<Pid>,
     pub launch_faults: Vec<PageIdx>,
+    /// Pages pre-decompressed during the launch: (faults of the launch so far, page); their hits
+    /// are decided at the launch's end ([`predecomp_used`]).
+    pub launch_pre: Vec<(u32, PageIdx)>,
+    /// Owner of the last major fault (the pages `preloaded` reports are its neighbours).
+    pub fault_pid: Pid,
     pub zram_capacity_pages: u64,
     pub writeback_armed: bool,
 }
@@ -173,6 +181,8 @@ impl State {
             fifo: VecDeque::new(),
             launching: None,
             launch_faults: Vec::new(),
+            launch_pre: Vec::new(),
+            fault_pid: 0,
             zram_capacity_pages,
             writeback_armed: false,
         }
@@ -209,6 +219,13 @@ impl State {
         *e = pid << 3 | if on { PRE } else { 0 } | c as u32;
     }
 
+    /// Forget that a page was pre-decompressed (its load was accounted for).
+    pub fn clear_pre(&mut self, idx: PageIdx, pid: Pid) {
+        if self.is_pre(idx, pid) {
+            self.set_pre(idx, pid, false);
+        }
+    }
+
     /// A pre-decompressed page was used: count the hit once.
     pub fn note_use(&mut self, idx: PageIdx, pid: Pid) {
         if self.is_pre(idx, pid) {
@@ -231,9 +248,16 @@ impl State {
         self.next.get(idx as usize).copied().filter(|&n| n != NONE)
     }
 
-    /// A page was pre-decompressed: into the FIFO (the oldest unused one leaves it).
+    /// A page was pre-decompressed: into the FIFO (the oldest unused one leaves it). During a
+    /// launch of `pid` the FIFO is replayed at the launch's end instead: the kernel does not
+    /// tell a policy when a resident page is used, the launch's touch order does.
     pub fn push_pre(&mut self, idx: PageIdx, pid: Pid) {
         self.set_pre(idx, pid, true);
+        if self.launching == Some(pid) {
+            self.launch_pre.push((self.launch_faults.len() as u32, idx));
+            self.stats.with(|s| s.predecomp_loaded += 1);
+            return;
+        }
         self.fifo.push_back(idx);
         let mut wasted = 0;
         while self.fifo.len() > self.cfg.predecomp_buffer {
@@ -283,4 +307,57 @@ pub(crate) fn locality(s: &State, window: &[PageIdx]) -> (f64, f64) {
     }
     let n = window.len().max(1) as f64;
     (two as f64 / n, four as f64 / n)
+}
+
+/// PreDecomp during a launch, replayed on the launch's first-touch order: the load `pre[s]`,
+/// made after the launch's `pre[s].0`-th fault, is a hit if the launch touched the page after
+/// that fault and before `buffer` later loads pushed it out of the FIFO. Returns, per load,
+/// whether it was used.
+pub(crate) fn predecomp_used(
+    faults: &[PageIdx],
+    pre: &[(u32, PageIdx)],
+    touched: &[PageIdx],
+    buffer: usize,
+) -> Vec<bool> {
+    use std::collections::HashMap;
+    let mut fault_at: HashMap<PageIdx, u32> = HashMap::with_capacity(faults.len());
+    for (i, &p) in faults.iter().enumerate() {
+        fault_at.entry(p).or_insert(i as u32 + 1);
+    }
+    let mut load_at: HashMap<PageIdx, usize> = HashMap::with_capacity(pre.len());
+    for (s, &(_, p)) in pre.iter().enumerate() {
+        load_at.entry(p).or_insert(s);
+    }
+    let mut used = vec![false; pre.len()];
+    // Faults seen so far in touch order (a faulting page is touched when its fault completes).
+    let mut clock = 0u32;
+    for &p in touched {
+        if let Some(&c) = fault_at.get(&p) {
+            clock = clock.max(c);
+        }
+        if let Some(&s) = load_at.get(&p) {
+            let pushed = pre.partition_point(|&(g, _)| g <= clock);
+            if pre[s].0 <= clock && pushed <= s + buffer {
+                used[s] = true;
+            }
+        }
+    }
+    used
+}
+
+/// The launch's demand swap-in stream: each fault followed by the pre-decompressed pages it
+/// triggered that the launch used (without PreDecomp those would have faulted right there).
+pub(crate) fn demand_stream(faults: &[PageIdx], pre: &[(u32, PageIdx)], used: &[bool]) -> Vec<PageIdx> {
+    let mut out = Vec::with_capacity(faults.len() + pre.len());
+    let mut j = 0;
+    for (i, &f) in faults.iter().enumerate() {
+        out.push(f);
+        while j < pre.len() && pre[j].0 as usize <= i + 1 {
+            if used[j] {
+                out.push(pre[j].1);
+            }
+            j += 1;
+        }
+    }
+    out
 }
