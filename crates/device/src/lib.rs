@@ -163,10 +163,20 @@ pub struct KernelProfile {
     /// (Linux `VM_READAHEAD_PAGES`); range 0..=16384; 0 disables readahead.
     #[serde(default = "default_read_ahead_kb")]
     pub read_ahead_kb: u32,
+    /// Android's `vm.min_free_order_shift` (Android common kernels 3.x, `mm/page_alloc.c`): in
+    /// the high-order watermark check the required reserve is shifted right by this per order
+    /// below the request. Default 1 (Android's default, upstream's fixed `min >>= 1`); range
+    /// 0..=10. ISMM'15 §6.1 runs its stock baseline (VAN) with 2.
+    #[serde(default = "default_min_free_order_shift")]
+    pub min_free_order_shift: u32,
 }
 
 fn default_watermark_scale_factor() -> u32 {
     10
+}
+
+fn default_min_free_order_shift() -> u32 {
+    1
 }
 
 fn default_read_ahead_kb() -> u32 {
@@ -316,6 +326,7 @@ const SCHEMA: &[(&str, &[&str])] = &[
             "page_cluster",
             "pageblock_order",
             "read_ahead_kb",
+            "min_free_order_shift",
         ],
     ),
     (
@@ -555,6 +566,14 @@ impl DeviceProfile {
             0,
             16384,
             "a size in KiB from 0 to 16384",
+        )?;
+        v.uint_range(
+            "kernel",
+            "min_free_order_shift",
+            k.min_free_order_shift.into(),
+            0,
+            10,
+            "an integer from 0 to 10",
         )?;
 
         let speed = "a speed factor from 0.05 to 100 (1.0 = the host)";

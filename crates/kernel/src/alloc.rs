@@ -208,7 +208,7 @@ impl Kernel {
         self.free_kernel_frames(pfn, order, purpose);
     }
 
-    /// A block of `order` straight from the free lists if free memory stays above `mark`.
+    /// A block of `order` straight from the free lists if the watermark check at `mark` passes.
     fn try_high_order(
         &mut self,
         order: u8,
@@ -216,11 +216,23 @@ impl Kernel {
         purpose: AllocPurpose,
         mark: u64,
     ) -> Option<Pfn> {
-        if self.free_pages() > mark + (1 << order) {
+        if self.watermark_ok(order, mark) {
             self.alloc_kernel_frames(order, mt, purpose)
         } else {
             None
         }
+    }
+
+    /// [`zone_watermark_ok`] on the current free lists; a failure at the min mark is counted in
+    /// `watermark_fails`. Pages a placement policy holds count as free at order 0 only.
+    pub(crate) fn watermark_ok(&mut self, order: u8, mark: u64) -> bool {
+        let mut nr_free = self.buddy.free_block_counts();
+        nr_free[0] += self.hooks.placement.held_free_pages();
+        let ok = zone_watermark_ok(&nr_free, order, mark, self.params.min_free_order_shift);
+        if !ok && mark == self.params.watermarks.min {
+            self.watermark_fails[order as usize] += 1;
+        }
+        ok
     }
 
     /// A high-order allocation (`__alloc_pages_nodemask` for `order > 0`): the free lists at the
@@ -388,4 +400,31 @@ impl Kernel {
         self.cpu.charge(actor, Category::Compaction, cost);
         Stall { ns: cost, psi_ns: 0 }
     }
+}
+
+/// Linux `__zone_watermark_ok`. Free memory less the request (`2^order - 1` pages) must exceed
+/// `mark`. Then, with `shift = Some(s)` (3.x with Android's `min_free_order_shift` sysctl in place
+/// of upstream's fixed `min >>= 1`): for each order below the request its free pages are
+/// discounted (they cannot serve it), the reserve shrinks by `s`, and what is left must still
+/// exceed it. With `None` (4.4+, "only enforce watermarks for order-0 allocations"): some free
+/// block of at least `order` must exist. `nr_free[o]` counts free blocks of order `o`.
+/// Simplified: no `lowmem_reserve`, no `ALLOC_HIGH`/`ALLOC_HARDER`, no per-migratetype lists.
+pub fn zone_watermark_ok(nr_free: &[u64; NR_ORDERS], order: u8, mark: u64, shift: Option<u32>) -> bool {
+    let total: u64 = nr_free.iter().enumerate().map(|(o, n)| n << o).sum();
+    let mut free = total as i64 - ((1i64 << order) - 1);
+    let mut min = mark as i64;
+    if free <= min {
+        return false;
+    }
+    let Some(shift) = shift else {
+        return order == 0 || nr_free[order as usize..].iter().any(|&n| n > 0);
+    };
+    for (o, &n) in nr_free.iter().enumerate().take(order as usize) {
+        free -= (n << o) as i64;
+        min = min.checked_shr(shift).unwrap_or(0);
+        if free <= min {
+            return false;
+        }
+    }
+    true
 }

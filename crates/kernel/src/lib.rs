@@ -54,6 +54,7 @@ pub mod types;
 mod writeback;
 pub mod zram;
 
+pub use alloc::zone_watermark_ok;
 use buddy::BuddyAllocator;
 use content::ContentStore;
 use engine::{Actor, CpuLedger, Nanos, Timers};
@@ -118,6 +119,10 @@ pub struct KernelParams {
     pub watermarks: Watermarks,
     /// The ION system heap's `gfp` flags per order (kernel release; see [`ion`]).
     pub ion_gfp: IonGfp,
+    /// Android's `vm.min_free_order_shift`: how fast the reserve a high-order allocation must
+    /// leave shrinks per order in the watermark check ([`alloc::zone_watermark_ok`]). `None`
+    /// on kernels 4.4 and later (and profiles without a release), which dropped the per-order loop.
+    pub min_free_order_shift: Option<u32>,
 }
 
 /// Zone watermarks in pages.
@@ -301,6 +306,9 @@ pub struct Kernel {
     pub vmstat: VmStat,
     pub integrity: Integrity,
     pub io_buffers: IoBufferStats,
+    /// Per order: allocations whose watermark check failed at the min mark (free lists alone
+    /// could not serve them; see [`alloc::zone_watermark_ok`]).
+    pub watermark_fails: [u64; NR_ORDERS],
     pub cpu: CpuLedger,
     /// Timers requested by hooks ([`engine::HookCx::schedule`]); the framework drains them.
     pub timers: Timers,
@@ -368,6 +376,10 @@ impl Kernel {
             ion_gfp: device
                 .kernel_release()
                 .map_or(IonGfp::Linux310, |r| IonGfp::for_kernel(r.major, r.minor)),
+            min_free_order_shift: device
+                .kernel_release()
+                .filter(|r| (r.major, r.minor) < (4, 4))
+                .map(|_| k.min_free_order_shift),
         };
         let nbackends = backends.len();
         Ok(Kernel {
@@ -394,6 +406,7 @@ impl Kernel {
             vmstat: VmStat::default(),
             integrity: Integrity::default(),
             io_buffers: IoBufferStats::default(),
+            watermark_fails: [0; NR_ORDERS],
             cpu: CpuLedger::default(),
             timers: Timers::default(),
             policy_cmds: Vec::new(),
@@ -432,6 +445,11 @@ impl Kernel {
             class: ProcClass::App,
         });
         for _ in 0..threads {
+            // Kernel stacks (order 1) are taken straight from the free lists; the watermark
+            // check is recorded (ISMM'15 §6.1's order-1 failures) but its slow path (reclaim,
+            // compaction, the retry loop that "halts" the stock kernel) is not modelled here.
+            let min = self.params.watermarks.min;
+            self.watermark_ok(1, min);
             if let Some(pfn) =
                 self.alloc_kernel_frames(1, MigrateType::Unmovable, AllocPurpose::KernelForProcess(pid))
             {

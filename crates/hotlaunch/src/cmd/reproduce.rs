@@ -5,8 +5,9 @@ use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Check group, or `all` for every group in one table with a PASS/GAP summary per paper
-    /// (default: baseline).
+    /// Check group (baseline, fleet, marvin, ariadne, memsaver, ismm15; alias regions = ismm15),
+    /// or `all` for every group in one table with a PASS/GAP summary per paper (default:
+    /// baseline).
     #[arg(default_value = "baseline")]
     pub group: String,
     /// Write `{"checks": [...]}` to this file (`all`: also `"groups"`, the summary per paper, and
@@ -160,8 +161,9 @@ pub fn list() -> anyhow::Result<()> {
         }
     }
     println!(
-        "checks:    {} (or {} for every group)",
+        "checks:    {} (aliases: {}; or {} for every group)",
         hotlaunch::reproduce::GROUPS.join(", "),
+        hotlaunch::reproduce::aliases_text(),
         hotlaunch::reproduce::ALL
     );
     Ok(())

@@ -49,8 +49,20 @@ const REGISTRY: &[Group] = &[
 /// Names of the check groups (`hotlaunch reproduce [GROUP]`).
 pub const GROUPS: &[&str] = &["baseline", "fleet", "marvin", "ariadne", "memsaver", "ismm15"];
 
+/// Other names a group answers to (`reproduce regions` = `ismm15`, the policy's name).
+pub const ALIASES: &[(&str, &str)] = &[("regions", "ismm15")];
+
 /// `hotlaunch reproduce all`: every group's checks in one table.
 pub const ALL: &str = "all";
+
+/// `regions = ismm15, ...` for help and error texts.
+pub fn aliases_text() -> String {
+    ALIASES
+        .iter()
+        .map(|(a, g)| format!("{a} = {g}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
 
 /// The paper each group reproduces (`reproduce all`'s per-paper summary).
 pub const PAPERS: &[(&str, &str)] = &[
@@ -168,30 +180,45 @@ pub(crate) fn run_loaded_scenario(
 
 /// Like [`run_scenario`], but `each` gets every run's label and policy and a function running
 /// the scenario with a policy of its choice (e.g. the policy wrapped in a probe).
+/// The runs of built-in scenario `name`, one per variant, handed to `each` with a runner that
+/// can adjust the run's spec first (e.g. a device knob). `quick`: [`shrink`], with LiveLab
+/// launches capped at `quick_launches` instead of its default.
 pub(crate) fn run_scenario_with(
     name: &str,
     quick: bool,
-    mut each: impl FnMut(
-        &str,
-        &dyn policy::Policy,
-        &dyn Fn(&dyn policy::Policy) -> anyhow::Result<SimOutput>,
-    ) -> anyhow::Result<()>,
+    quick_launches: Option<usize>,
+    mut each: impl FnMut(&str, &dyn policy::Policy, &RunWith) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     let mut sc = workload::scenario::Scenario::builtin(name)?;
     if quick {
+        let full = match &sc.workload {
+            workload::scenario::WorkloadSpec::LiveLab { launches, .. } => Some(*launches),
+            _ => None,
+        };
         shrink(&mut sc.workload);
+        if let (workload::scenario::WorkloadSpec::LiveLab { launches, .. }, Some(q), Some(full)) =
+            (&mut sc.workload, quick_launches, full)
+        {
+            *launches = q.min(full);
+        }
     }
     let r = sc.resolve()?;
     let spec = RunSpec::from_scenario(&r);
     for p in &plan_runs(&r, &[])? {
-        let run = |pol: &dyn policy::Policy| {
-            run_policy(&spec.for_plan(p), pol, &p.params, p.swap, |_, _| {})
+        let run = |pol: &dyn policy::Policy, tweak: &dyn Fn(&mut RunSpec)| {
+            let mut s = spec.for_plan(p).into_owned();
+            tweak(&mut s);
+            run_policy(&s, pol, &p.params, p.swap, |_, _| {})
                 .with_context(|| format!("scenario {name}, run {}", p.label))
         };
         each(&p.label, p.policy.as_ref(), &run)?;
     }
     Ok(())
 }
+
+/// A runner of [`run_scenario_with`]: the policy, and a change to the run's spec.
+pub(crate) type RunWith<'a> =
+    dyn Fn(&dyn policy::Policy, &dyn Fn(&mut RunSpec)) -> anyhow::Result<SimOutput> + 'a;
 
 /// Fewer repetitions for the smoke test (same structure); also `hotlaunch compare --quick`.
 pub fn shrink(w: &mut workload::scenario::WorkloadSpec) {
@@ -233,10 +260,15 @@ pub(crate) fn find<'a>(runs: &'a [(String, SimOutput)], label: &str) -> anyhow::
 /// check's scenarios one after another); results in the group's order whatever the thread
 /// count. `quick` shrinks repetitions (for the test suite).
 pub fn run_group(group: &str, quick: bool, progress: impl FnMut(&str) + Send) -> anyhow::Result<Vec<Check>> {
-    let Some((_, list)) = REGISTRY.iter().find(|(g, _)| *g == group) else {
+    let name = ALIASES
+        .iter()
+        .find(|(a, _)| *a == group)
+        .map_or(group, |(_, g)| g);
+    let Some((_, list)) = REGISTRY.iter().find(|(g, _)| *g == name) else {
         anyhow::bail!(
-            "unknown check group `{group}`; known groups: {}",
-            GROUPS.join(", ")
+            "unknown check group `{group}`; known groups: {} (aliases: {})",
+            GROUPS.join(", "),
+            aliases_text()
         );
     };
     Ok(run_checks(&list(), quick, progress))
@@ -251,6 +283,9 @@ mod tests {
         let papers: Vec<&str> = super::PAPERS.iter().map(|(g, _)| *g).collect();
         assert_eq!(papers, super::GROUPS, "every group names its paper");
         assert!(!super::GROUPS.contains(&super::ALL));
+        for (a, g) in super::ALIASES {
+            assert!(super::GROUPS.contains(g) && !super::GROUPS.contains(a) && *a != super::ALL);
+        }
     }
 
     #[test]
