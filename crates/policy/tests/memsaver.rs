@@ -347,3 +347,43 @@ fn bad_parameters_are_one_line_errors() {
         assert!(!e.contains('\n') && e.contains(k), "{k}: {e}");
     }
 }
+
+#[test]
+fn no_retention_page_out_without_a_matching_context_h() {
+    let mut r = Rig::new(&[]); // pages = anon+file
+    let (nf, ff) = (r.view.native_first, r.view.file_first);
+    // H of context 1 only.
+    r.background(1, &[]);
+    let h: Vec<PageIdx> = (nf..nf + 10).chain(ff..ff + 4).collect();
+    r.hot_launch(1, &h);
+    assert!(r.stats.with(|s| s.collections) == 1 && r.bits(nf) & H_BITS != 0);
+    r.touch(&r.all());
+    // Background in context 0: H(1) must not be used. The only page-out is the detection one
+    // (every anon page) before the launch that will collect H(0); no file page is dropped.
+    r.background(0, &[]);
+    let last = r.stats.with(|s| *s.pageouts.last().unwrap());
+    assert_eq!(last.kind, "detect", "{last:?}");
+    assert_eq!(last.context, 0);
+    for p in ff..ff + FILE {
+        assert_eq!(r.state(p), PageState::Resident, "file page {p} kept without H(0)");
+    }
+    assert!(r.stats.with(|s| s.pageouts.iter().all(|p| p.kind != "retain")));
+    // With detection off the table (keep = h+b1, but the next launch in 0 would not collect
+    // because H(0) now tops the stack) the retention page-out uses H(0), not H(1).
+    let h0: Vec<PageIdx> = (nf + 30..nf + 40).collect();
+    r.hot_launch(0, &h0);
+    r.touch(&r.all());
+    r.background(0, &[]);
+    let last = r.stats.with(|s| *s.pageouts.last().unwrap());
+    assert_eq!(last.kind, "retain");
+    for p in nf..nf + 10 {
+        assert_eq!(
+            r.state(p),
+            PageState::Swapped,
+            "page {p} only in H(1): paged out in context 0"
+        );
+    }
+    for &p in &h0 {
+        assert_eq!(r.state(p), PageState::Resident, "page {p} in H(0) kept");
+    }
+}

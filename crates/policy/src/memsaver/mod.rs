@@ -38,9 +38,11 @@
 //! when the runtime's compacting GC moves Java objects, their H/B1 bits stay with the old pages
 //! (as PTE bits would). Stock ART's collector-transition GC (a compacting full GC 5 s after
 //! backgrounding) falls at the same instant as the default transition end and runs first, so
-//! its accesses count as transition accesses: B1 then holds the whole live Java heap (with
-//! `transition_s = 4.9` the anonymous saving of `memsaver-fig11-contexts` goes from 2% to 10%;
-//! the default stays the paper's 5 s). Costs: one PTE visit = `pte_scan_ns` (§3.2: ~100 ms for the 17 GB VA of
+//! its accesses count as transition accesses: B1 then holds the whole live Java heap (in
+//! `memsaver-fig11-contexts`, ~99% of the resident Java heap at a retention page-out carries B1,
+//! ~49% with `transition_s = 4.9`, when the GC then faults the paged-out heap back in; the
+//! default stays the paper's 5 s, so MemSaver's anonymous saving comes from native memory).
+//! Costs: one PTE visit = `pte_scan_ns` (§3.2: ~100 ms for the 17 GB VA of
 //! YouTube = 4.46 M PTEs → 22 ns), charged to the acting thread (`policy` CPU).
 //!
 //! **Baselines and ablations** (parameter `keep`): `h+b1` (MemSaver), `all-h+b1` (every H of the
