@@ -163,3 +163,35 @@ fn unknown_policy_scenario_and_key_are_rejected() {
     assert!(err.contains("bad.toml") && err.contains("speed"), "{err}");
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
 }
+
+/// `bench --quick` (the smoke version of the benchmark command) prints its rates and writes them
+/// as JSON; an unknown policy for the end-to-end part is refused before anything runs.
+#[test]
+fn bench_quick_prints_and_writes_its_rates() {
+    let dir = std::env::temp_dir().join(format!("hotlaunch-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let json = dir.join("bench.json");
+    let (code, out, err) = hotlaunch(&[
+        "bench",
+        "--quick",
+        "--events",
+        "20000",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("page_events_per_sec:") && out.contains("gc_object_visits_per_sec:"),
+        "{out}"
+    );
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert!(v["page_events_per_sec"].as_f64().unwrap() > 0.0);
+    assert!(v["gc_object_visits_per_sec"].as_f64().unwrap() > 0.0);
+    assert!(
+        v["default_day"].as_array().unwrap().is_empty(),
+        "--quick skips the default day"
+    );
+    let (code, _, err) = hotlaunch(&["bench", "--events", "1000", "--policy", "nosuch"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("nosuch") && err.lines().count() <= 2, "{err}");
+}

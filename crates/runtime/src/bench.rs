@@ -19,6 +19,45 @@ use crate::hooks::StockArt;
 use engine::{CpuLedger, RngStreams};
 use std::time::Duration;
 
+thread_local! {
+    /// Host-time probe of the collector for benchmarks: a thread-CPU clock (ns) and the time
+    /// collections on this thread have spent so far. Unset (the default) the collector reads no
+    /// clock: simulations never depend on host time.
+    static GC_CLOCK: std::cell::Cell<Option<fn() -> u64>> = const { std::cell::Cell::new(None) };
+    static GC_HOST_NS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Measure the host CPU time of every collection on this thread with `clock` (thread CPU time,
+/// ns), from zero; `None` stops measuring. Read it with [`gc_host_ns`].
+pub fn set_gc_clock(clock: Option<fn() -> u64>) {
+    GC_CLOCK.with(|c| c.set(clock));
+    GC_HOST_NS.with(|t| t.set(0));
+}
+
+/// Host CPU ns spent in collections on this thread since [`set_gc_clock`].
+pub fn gc_host_ns() -> u64 {
+    GC_HOST_NS.with(|t| t.get())
+}
+
+/// Times one collection when a clock is set (see [`set_gc_clock`]).
+pub(crate) struct GcTimer(Option<(fn() -> u64, u64)>);
+
+impl GcTimer {
+    #[inline]
+    pub(crate) fn start() -> Self {
+        Self(GC_CLOCK.with(|c| c.get()).map(|clock| (clock, clock())))
+    }
+}
+
+impl Drop for GcTimer {
+    fn drop(&mut self) {
+        if let Some((clock, t0)) = self.0 {
+            let dt = clock().saturating_sub(t0);
+            GC_HOST_NS.with(|t| t.set(t.get() + dt));
+        }
+    }
+}
+
 /// Share of the bench heap's extra references that stay in the source's own structure.
 pub const BENCH_LOCAL_REFS: f64 = 0.85;
 /// Share of the bench heap's extra references to a few hundred shared objects.

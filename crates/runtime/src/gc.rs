@@ -482,6 +482,7 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
     backing: &mut dyn PageBacking,
     costs: &GcCosts,
 ) -> GcStats {
+    let _timer = crate::bench::GcTimer::start();
     let now = cx.now;
     let kind = if !heap.config.generational && kind.is_sticky() {
         GcKind::Full { compact: false }

@@ -505,3 +505,62 @@ fn heap_invariant_check_catches_damage() {
         h.check_invariants()
     );
 }
+
+thread_local! {
+    static FAKE_NS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// A clock that advances 1,000 ns per reading.
+fn fake_clock() -> u64 {
+    FAKE_NS.with(|c| {
+        c.set(c.get() + 1000);
+        c.get()
+    })
+}
+
+/// The benchmark's GC probe times every collection on its thread when a clock is set, and reads
+/// no clock otherwise; the collections' results do not depend on it.
+#[test]
+fn gc_clock_probe_times_collections_only_when_set() {
+    use runtime::bench::{bench_heap, gc_host_ns, set_gc_clock};
+    use runtime::gc::{collect_standalone, GcCosts, GcKind};
+    let run = || {
+        let mut heap = bench_heap(20_000);
+        let mut l = engine::CpuLedger::default();
+        let mut b = runtime::NullBacking::default();
+        let full = GcKind::Full { compact: true };
+        let a = collect_standalone(
+            &mut heap,
+            &mut runtime::StockArt,
+            full,
+            0,
+            &mut b,
+            &mut l,
+            &GcCosts::default(),
+        );
+        let c = collect_standalone(
+            &mut heap,
+            &mut runtime::StockArt,
+            full,
+            1,
+            &mut b,
+            &mut l,
+            &GcCosts::default(),
+        );
+        (a.visits, c.visits, c.bytes_copied)
+    };
+    set_gc_clock(None);
+    let plain = run();
+    assert_eq!(gc_host_ns(), 0, "no clock set: nothing measured");
+    let before = FAKE_NS.with(|c| c.get());
+    set_gc_clock(Some(fake_clock));
+    let timed = run();
+    assert_eq!(plain, timed, "timing does not change a collection");
+    assert_eq!(gc_host_ns(), 2 * 1000, "two collections, one clock step each");
+    assert_eq!(
+        FAKE_NS.with(|c| c.get()) - before,
+        4 * 1000,
+        "two readings per collection"
+    );
+    set_gc_clock(None);
+}

@@ -12,8 +12,14 @@
 //!   direct). The flash swap backend is used so the figure measures the kernel's page path, not
 //!   codec speed (codec costs are what `compress-study` shows).
 //! - `gc_object_visits_per_sec`: the runtime's tracing rate (see `runtime::bench`).
-//! - `sim_seconds_per_cpu_second`: the built-in default scenario's simulated time over the CPU
-//!   time of its run (stock Android policy).
+//! - End to end (not with `--quick`): the built-in default scenario run once per policy (all
+//!   registered policies, or those given with `--policy`), one after the other on this thread.
+//!   Per run: CPU-seconds, CPU-seconds per 1,000 launches, simulated page accesses per CPU-second
+//!   (the kernel's `page_accesses`), GC object visits per CPU-second *inside the run* (the
+//!   collector's own host CPU, measured by `runtime::bench::set_gc_clock`; the simulation never
+//!   reads it), and the run's peak RSS (`VmHWM`, reset before each run through
+//!   `/proc/self/clear_refs`; shown as "—" where that is unavailable).
+//! - `--json FILE` writes every figure for tracking.
 
 use engine::{Actor, NS_PER_US};
 use kernel::hooks::KernelHooks;
@@ -37,9 +43,16 @@ pub struct Args {
     /// Shorter runs; skip the default-scenario benchmark.
     #[arg(long)]
     pub quick: bool,
+    /// Policy of the default-day runs (repeat for several; default: every registered policy).
+    #[arg(long = "policy")]
+    pub policy: Vec<String>,
+    /// Write every figure as JSON to this file.
+    #[arg(long)]
+    pub json: Option<std::path::PathBuf>,
 }
 
-fn page_events(events: u64) -> anyhow::Result<()> {
+/// The page-event stream's rate (printed; returned for `--json`).
+fn page_events(events: u64) -> anyhow::Result<f64> {
     let device = device::DeviceProfile::builtin("pixel3")?;
     let mut contents = content::ContentStore::new();
     let range = contents.append_synthetic(&content::SynthMix::default(), 256, 7);
@@ -95,38 +108,133 @@ fn page_events(events: u64) -> anyhow::Result<()> {
         (v.pgscan_kswapd + v.pgscan_direct) - (before.pgscan_kswapd + before.pgscan_direct),
         v.allocstall - before.allocstall
     );
-    Ok(())
+    Ok(n as f64 / secs)
+}
+
+/// CPU time of the calling thread, ns (the GC probe's clock).
+fn thread_cpu_ns() -> u64 {
+    thread_cpu().as_nanos() as u64
+}
+
+/// Reset the process's peak RSS (`VmHWM`); false where the kernel does not allow it.
+fn reset_peak_rss() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
+}
+
+/// The process's peak RSS since the last reset, MiB.
+fn peak_rss_mb() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
+
+/// One policy's end-to-end figures on the default day.
+#[derive(Debug, serde::Serialize)]
+struct DayFigures {
+    policy: String,
+    cpu_s: f64,
+    launches: u64,
+    cpu_s_per_1000_launches: f64,
+    simulated_s: f64,
+    page_accesses_per_cpu_s: f64,
+    gc_object_visits: u64,
+    gc_cpu_s: f64,
+    gc_object_visits_per_cpu_s: f64,
+    peak_rss_mb: Option<f64>,
+}
+
+/// The default scenario and its runs for `policies` (every registered one if empty): planned
+/// before any timing, so a bad name fails at once.
+fn plan_default_day(policies: &[String]) -> anyhow::Result<(hotlaunch::RunSpec, Vec<hotlaunch::RunPlan>)> {
+    let r = super::run::load_scenario("default", None)?;
+    let names: Vec<String> = if policies.is_empty() {
+        policy::names().into_iter().map(String::from).collect()
+    } else {
+        policies.to_vec()
+    };
+    Ok((
+        hotlaunch::RunSpec::from_scenario(&r),
+        hotlaunch::plan_runs(&r, &names)?,
+    ))
+}
+
+fn default_day(spec: &hotlaunch::RunSpec, plans: &[hotlaunch::RunPlan]) -> anyhow::Result<Vec<DayFigures>> {
+    println!("default day, one run per policy on this thread:");
+    println!(
+        "  {:<16} {:>8} {:>9} {:>14} {:>16} {:>14} {:>9}",
+        "policy", "CPU-s", "launches", "CPU-s/1000 l.", "page acc./CPU-s", "GC visits/CPU-s", "peak MiB"
+    );
+    let mut out = Vec::new();
+    for plan in plans {
+        let rss_ok = reset_peak_rss();
+        runtime::bench::set_gc_clock(Some(thread_cpu_ns));
+        let start = thread_cpu();
+        let o = hotlaunch::run_policy(spec, plan.policy.as_ref(), &plan.params, plan.swap, |_, _| {})?;
+        let cpu_s = (thread_cpu() - start).as_secs_f64().max(1e-9);
+        let gc_cpu_s = runtime::bench::gc_host_ns() as f64 / 1e9;
+        runtime::bench::set_gc_clock(None);
+        let launches = o.launch_log.len() as u64;
+        let f = DayFigures {
+            policy: plan.label.clone(),
+            cpu_s,
+            launches,
+            cpu_s_per_1000_launches: cpu_s * 1000.0 / launches.max(1) as f64,
+            simulated_s: o.simulated as f64 / 1e9,
+            page_accesses_per_cpu_s: o.kernel.vmstat.page_accesses as f64 / cpu_s,
+            gc_object_visits: o.gc.visits,
+            gc_cpu_s,
+            gc_object_visits_per_cpu_s: o.gc.visits as f64 / gc_cpu_s.max(1e-9),
+            peak_rss_mb: if rss_ok { peak_rss_mb() } else { None },
+        };
+        drop(o);
+        println!(
+            "  {:<16} {:>8.1} {:>9} {:>14.1} {:>16.0} {:>14.0} {:>9}",
+            f.policy,
+            f.cpu_s,
+            f.launches,
+            f.cpu_s_per_1000_launches,
+            f.page_accesses_per_cpu_s,
+            f.gc_object_visits_per_cpu_s,
+            f.peak_rss_mb.map_or("—".to_string(), |m| format!("{m:.0}"))
+        );
+        out.push(f);
+    }
+    Ok(out)
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    page_events(if args.quick {
+    use anyhow::Context;
+    if let Some(path) = &args.json {
+        report::check_writable_file(path)
+            .with_context(|| format!("--json {}: cannot write there", path.display()))?;
+    }
+    let day_plan = if args.quick {
+        None
+    } else {
+        Some(plan_default_day(&args.policy)?)
+    };
+    let events = if args.quick {
         args.events.min(5_000_000)
     } else {
         args.events
-    })?;
-    println!(
-        "gc_object_visits_per_sec: {:.0}",
-        runtime::bench::gc_object_visits_per_sec(if args.quick { 0.5 } else { 2.0 }, thread_cpu)
-    );
-    if !args.quick {
-        let r = super::run::load_scenario("default", None)?;
-        let spec = hotlaunch::RunSpec::from_scenario(&r);
-        let plans = hotlaunch::plan_runs(&r, &[])?;
-        let start = thread_cpu();
-        let out = hotlaunch::run_policy(
-            &spec,
-            plans[0].policy.as_ref(),
-            &plans[0].params,
-            plans[0].swap,
-            |_, _| {},
-        )?;
-        let secs = (thread_cpu() - start).as_secs_f64().max(1e-9);
-        let sim = out.simulated as f64 / 1e9;
-        println!("sim_seconds_per_cpu_second: {:.0}", sim / secs);
-        println!(
-            "  (default scenario, {}: {sim:.0} simulated s in {secs:.2} CPU-s)",
-            plans[0].label
-        );
+    };
+    let page_rate = page_events(events)?;
+    let gc_rate = runtime::bench::gc_object_visits_per_sec(if args.quick { 0.5 } else { 2.0 }, thread_cpu);
+    println!("gc_object_visits_per_sec: {gc_rate:.0}");
+    let day = match &day_plan {
+        Some((spec, plans)) => default_day(spec, plans)?,
+        None => Vec::new(),
+    };
+    if let Some(path) = &args.json {
+        let v = serde_json::json!({
+            "page_events_per_sec": page_rate,
+            "gc_object_visits_per_sec": gc_rate,
+            "default_day": day,
+        });
+        report::write_atomic(path, serde_json::to_string_pretty(&v)?)
+            .with_context(|| format!("writing {}", path.display()))?;
+        println!("wrote {}", path.display());
     }
     Ok(())
 }
