@@ -1,19 +1,8 @@
 //! The command line on good and bad input: bad input exits non-zero with one line naming the
 //! file and the key, and never panics.
 
-use std::process::Command;
-
-fn hotlaunch(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_hotlaunch"))
-        .args(args)
-        .output()
-        .expect("run hotlaunch");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod cmdline;
+use cmdline::hotlaunch;
 
 fn bad_device(name: &str, edit: impl Fn(String) -> String) -> std::path::PathBuf {
     let text = device::builtin_toml("pixel3").unwrap().to_string();

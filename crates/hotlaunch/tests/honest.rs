@@ -5,24 +5,12 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn hotlaunch(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_hotlaunch"))
-        .args(args)
-        .output()
-        .expect("run hotlaunch");
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
+mod cmdline;
+use cmdline::hotlaunch;
 
 /// A fresh directory for one test.
 fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("hotlaunch-honest-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    cmdline::fresh_dir("honest", name)
 }
 
 /// Exactly one stderr line, "error: …", containing every needle.

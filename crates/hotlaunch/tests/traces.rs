@@ -3,24 +3,13 @@
 //! synthetic trace in the artifact's format.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-fn hotlaunch(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_hotlaunch"))
-        .args(args)
-        .output()
-        .expect("run hotlaunch");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod cmdline;
+use cmdline::hotlaunch;
 
-fn dir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("hotlaunch-traces-{tag}-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A fresh directory for one test.
+fn dir(name: &str) -> PathBuf {
+    cmdline::fresh_dir("traces", name)
 }
 
 fn s(p: &Path) -> &str {
