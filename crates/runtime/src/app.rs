@@ -16,6 +16,9 @@
 //! - **Churn** ([`JavaApp::churn`]): every [`JavaParams::churn_period`], long-lived leaf objects
 //!   holding [`JavaParams::churn_bytes`] are dropped and replaced by new ones of the same class and
 //!   size in the same slot (Marvin §8.3's apps: 20 MB every 5 s). It runs in every app state.
+//! - **Linked allocation** (optional, [`JavaParams::linked`]): a share of the short-lived
+//!   allocation instead creates objects that a mutator store links into the live graph and that
+//!   live for a sampled number of GCs ([`crate::linked`]; Fleet Fig. 5). Off by default.
 //! - **Accesses** ([`JavaApp::touch_logical`]): a logical page `p` of the access model covers
 //!   blueprint bytes `[p·scale, (p+1)·scale)`, with `scale` = blueprint bytes / logical pages
 //!   (4096 when the blueprint was sized to the app's Java heap); the objects there pass the
@@ -32,6 +35,7 @@ use crate::gc::GcStats;
 use crate::heap::{ClassId, ClassKind, HeapConfig, HeapError, ObjId, NULL, PAGE_SIZE};
 use crate::hooks::RuntimeHooks;
 use crate::lazy::LazyBlueprint;
+use crate::linked::{Linked, LinkedParams};
 use crate::{Runtime, StepCost};
 use engine::{Actor, CpuLedger, Nanos, SimRng, Stall};
 use kernel::types::{PageIdx, Pid};
@@ -59,6 +63,9 @@ pub struct JavaParams {
     /// the Marvin artifact's `deleteBuckets`/`recreateBuckets` of fixed buckets) instead of random
     /// ones. Default `false`.
     pub churn_same: bool,
+    /// Medium-lived objects linked into the graph ([`crate::linked`]); `None` (default): none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub linked: Option<LinkedParams>,
 }
 
 impl Default for JavaParams {
@@ -70,6 +77,7 @@ impl Default for JavaParams {
             churn_bytes: 0,
             churn_period: 0,
             churn_same: false,
+            linked: None,
         }
     }
 }
@@ -113,6 +121,8 @@ pub struct JavaApp {
     garbage_carry: f64,
     scratch: Vec<(u32, u32, u32)>,
     pieces: Vec<(ObjId, u32, u32)>,
+    /// Linked objects (used only when `params.linked` is set).
+    pub linked: Linked,
 }
 
 impl std::fmt::Debug for JavaApp {
@@ -174,6 +184,7 @@ impl JavaApp {
             garbage_carry: 0.0,
             scratch: Vec::new(),
             pieces: Vec::new(),
+            linked: Linked::default(),
             params,
             bp,
         }
@@ -260,7 +271,8 @@ impl JavaApp {
     }
 
     /// Allocate `bytes` of short-lived objects on the main thread at `now` (fractions of a chunk
-    /// carry over to the next call).
+    /// carry over to the next call); with [`JavaParams::linked`], its share of the bytes are linked
+    /// objects instead, and linked objects whose lifetime is over are unlinked first.
     pub fn alloc_garbage(
         &mut self,
         now: Nanos,
@@ -268,8 +280,23 @@ impl JavaApp {
         backing: &mut dyn PageBacking,
         ledger: &mut CpuLedger,
     ) -> Result<StepCost, HeapError> {
-        self.garbage_carry += bytes;
         let mut cost = StepCost::default();
+        let mut bytes = bytes;
+        if let Some(lp) = self.params.linked {
+            let share = lp.share.clamp(0.0, 1.0);
+            let c = self.linked.step(
+                &lp,
+                &mut self.rt,
+                &mut self.rng,
+                now,
+                bytes * share,
+                backing,
+                ledger,
+            )?;
+            cost.merge(c);
+            bytes *= 1.0 - share;
+        }
+        self.garbage_carry += bytes;
         while self.garbage_carry >= GARBAGE_CHUNK as f64 {
             self.garbage_carry -= GARBAGE_CHUNK as f64;
             let t = now + cost.main_stall.ns;

@@ -30,6 +30,7 @@ pub mod hooks;
 pub mod hprof;
 pub mod kernel_backing;
 pub mod lazy;
+pub mod linked;
 
 pub use access::{AccessStats, Span};
 pub use app::{JavaApp, JavaModel, JavaParams};
@@ -39,6 +40,7 @@ pub use gc::{GcCause, GcCosts, GcKind, GcStats};
 pub use heap::{ClassId, ClassKind, Heap, HeapConfig, HeapError, Meta, ObjId, NULL};
 pub use hooks::{Access, AccessKind, AfterGc, BarrierOutcome, CollectedSet, RuntimeHooks, StockArt};
 pub use lazy::LazyBlueprint;
+pub use linked::LinkedParams;
 
 use engine::{Actor, CpuLedger, HookCx, Nanos, Stall, Timers};
 
