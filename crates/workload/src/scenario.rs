@@ -246,6 +246,11 @@ pub struct Scenario {
     /// heap growth multipliers) for every run of the scenario.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub android: Option<device::AndroidProfile>,
+    /// `[java.linked]`: medium-lived linked allocation ([`apps::LinkedSection`]) for every app
+    /// whose profile has no `[java.linked]` of its own (the papers' workloads; None: the
+    /// profiles').
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub java_linked: Option<apps::LinkedSection>,
     /// File name or path the scenario came from (for errors).
     pub origin: String,
     /// Directory relative paths are resolved against (None for built-ins).
@@ -335,6 +340,13 @@ struct RawScenario {
     workload: RawWorkload,
     io_buffers: Option<RawIoBuffers>,
     android: Option<device::AndroidProfile>,
+    java: Option<RawJava>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawJava {
+    linked: Option<apps::LinkedSection>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -585,6 +597,10 @@ impl Scenario {
         if let Some((key, expected, got)) = raw.android.as_ref().and_then(|a| a.problem()) {
             return Err(c.invalid("android", key, &expected, &got));
         }
+        let java_linked = raw.java.and_then(|j| j.linked);
+        if let Some((key, expected, got)) = java_linked.as_ref().and_then(|l| l.problem()) {
+            return Err(c.invalid("java.linked", key, &expected, &got));
+        }
         let workload = parse_workload(&c, raw.workload, raw.apps.names.len())?;
         let io_buffers = match &raw.io_buffers {
             None => None,
@@ -609,6 +625,7 @@ impl Scenario {
             workload,
             io_buffers,
             android: raw.android,
+            java_linked,
             origin: origin.to_string(),
             base_dir: None,
             text: text.to_string(),
@@ -733,6 +750,9 @@ impl Scenario {
                 .count();
             if same > 0 {
                 p.name = format!("{}#{}", p.name, same + 1);
+            }
+            if p.java.linked.is_none() {
+                p.java.linked = self.java_linked;
             }
             apps.push(p);
         }

@@ -346,3 +346,23 @@ fn android_overrides_and_all_in_dram_variants() {
     let e = err(&format!("{BASE}{v}swap = \"zram\"\n"));
     assert!(e.contains("variants[0].swap"), "{e}");
 }
+
+#[test]
+fn java_linked_table_applies_to_every_app_and_is_checked() {
+    // Off by default: no app gets linked allocation.
+    let r = resolve_text(BASE).unwrap();
+    assert!(r.apps.iter().all(|a| a.java.linked.is_none()));
+    let r = resolve_text(&format!("{BASE}\n[java.linked]\nshare = 0.25\n")).unwrap();
+    for a in &r.apps {
+        let l = a.java.linked.expect("the scenario's [java.linked] applies");
+        assert_eq!(l.share, 0.25);
+        assert_eq!(l.bg_death_per_gc, apps::LinkedSection::default().bg_death_per_gc);
+    }
+    let e = err(&format!("{BASE}\n[java.linked]\nfg_death_per_gc = 0\n"));
+    assert!(
+        e.contains("java.linked.fg_death_per_gc") && e.contains("line "),
+        "{e}"
+    );
+    let e = err(&format!("{BASE}\n[java.linked]\nshar = 0.1\n"));
+    assert!(e.contains("shar"), "{e}");
+}
