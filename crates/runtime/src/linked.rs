@@ -5,8 +5,8 @@
 //!
 //! What is modelled: a share [`LinkedParams::share`] of the app's short-lived allocation bytes
 //! becomes objects of [`LinkedParams::object_bytes`] each, stored by the mutator into a slot of a
-//! *holder* (`Object[HOLDER_SLOTS]` arrays held by a root, allocated on demand) through the write
-//! barrier — so a policy's card table or remembered set sees the store, and a holder allocated in
+//! *holder* (`Object[HOLDER_SLOTS]` arrays allocated on demand, each at depth [`HOLDER_DEPTH`]
+//! below a root through a chain of one-slot arrays) through the write barrier — so a policy's card table or remembered set sees the store, and a holder allocated in
 //! the foreground is an old object written in the background. Each object lives for a sampled
 //! number of collections of its heap (any GC, counted by [`crate::Runtime::history`]), then its
 //! slot is cleared (another barrier store) and it is garbage. Lifetimes are geometric: every GC
@@ -35,6 +35,10 @@ use std::collections::BinaryHeap;
 
 /// Reference slots per holder array (one 4 KiB page of references).
 pub const HOLDER_SLOTS: u32 = 1024;
+
+/// BFS depth of a holder below its root (the root is depth 0): linked objects sit one deeper, as
+/// an app's caches and queues hang below its singletons rather than next to the roots.
+pub const HOLDER_DEPTH: u32 = 3;
 
 /// Longest sampled lifetime, in GCs (a death probability near 0 would otherwise overflow).
 const MAX_LIFETIME_GCS: u64 = 1 << 20;
@@ -93,7 +97,7 @@ pub struct Linked {
 }
 
 impl Linked {
-    /// The holder arrays (rooted), in allocation order.
+    /// The holder arrays, in allocation order.
     pub fn holders(&self) -> &[ObjId] {
         &self.holders
     }
@@ -141,16 +145,24 @@ impl Linked {
             self.carry -= size as f64;
             let t = now + cost.main_stall.ns;
             if self.free.is_empty() {
-                let (hid, c) = rt.alloc(
-                    t,
-                    holder_class,
-                    ARRAY_HEADER + 4 * HOLDER_SLOTS,
-                    HOLDER_SLOTS,
-                    backing,
-                    ledger,
-                )?;
-                cost.merge(c);
-                rt.heap.add_root(hid);
+                // A chain root → link → link → holder, each linked as soon as it exists (so a
+                // GC its successor's allocation triggers keeps it).
+                let mut prev = NULL;
+                let mut hid = NULL;
+                for k in 0..=HOLDER_DEPTH {
+                    let n = if k == HOLDER_DEPTH { HOLDER_SLOTS } else { 1 };
+                    let t = now + cost.main_stall.ns;
+                    let (id, c) = rt.alloc(t, holder_class, ARRAY_HEADER + 4 * n, n, backing, ledger)?;
+                    cost.merge(c);
+                    if prev == NULL {
+                        rt.heap.add_root(id);
+                    } else {
+                        let t = now + cost.main_stall.ns;
+                        cost.main_stall.add(rt.write_ref(t, prev, 0, id, backing));
+                    }
+                    prev = id;
+                    hid = id;
+                }
                 let h = self.holders.len() as u32;
                 self.holders.push(hid);
                 self.free.extend((0..HOLDER_SLOTS).rev().map(|s| (h, s)));

@@ -4,6 +4,7 @@
 
 use engine::{CpuLedger, RngStreams};
 use runtime::heap::Meta;
+use runtime::linked::HOLDER_DEPTH;
 use runtime::{
     Access, AccessKind, BarrierOutcome, Blueprint, ClassKind, GcCause, GcKind, HeapConfig, JavaApp,
     JavaModel, JavaParams, LinkedParams, NullBacking, RuntimeHooks, NULL,
@@ -111,7 +112,13 @@ fn linked_objects_are_stored_through_the_barrier_and_survive_while_linked() {
     assert_eq!(alive_linked(&mut j), linked_refs(&j).len());
     assert!(j.linked.unlinked > 0 && j.linked.live() > 0);
     // Every link and every unlink passed the write barrier.
-    assert_eq!(stores[0].load(Ordering::Relaxed), n);
+    // (Each holder's chain adds HOLDER_DEPTH stores; holders are not roots.)
+    let holders = j.linked.holders().len() as u64;
+    assert_eq!(
+        stores[0].load(Ordering::Relaxed),
+        n + holders * HOLDER_DEPTH as u64
+    );
+    assert!(j.linked.holders().iter().all(|h| !j.rt.heap.roots.contains(h)));
     assert_eq!(stores[1].load(Ordering::Relaxed), j.linked.unlinked);
 }
 
