@@ -28,7 +28,7 @@
 pub mod access;
 pub mod era;
 mod error;
-mod linked;
+mod java_workload;
 pub use device::tomlerr;
 
 use std::collections::BTreeMap;
@@ -39,7 +39,7 @@ use serde::{Deserialize, Serialize};
 pub use access::{AccessModel, AppLayout, Region};
 pub use era::{EraOverride, ANDROID_RELEASES};
 pub use error::AppError;
-pub use linked::LinkedSection;
+pub use java_workload::{LaunchBiasSection, LinkedSection};
 
 /// Bytes per page (4 KiB).
 pub const PAGE_SIZE: u64 = 4096;
@@ -138,6 +138,10 @@ pub struct JavaSection {
     /// (default): none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub linked: Option<LinkedSection>,
+    /// `[java.launch_bias]`: hot launches re-read near-root and young objects
+    /// ([`LaunchBiasSection`]); absent (default): the access model's pages as they are.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub launch_bias: Option<LaunchBiasSection>,
 }
 
 impl Default for JavaSection {
@@ -154,6 +158,7 @@ impl Default for JavaSection {
             foreground_heap_growth_multiplier: None,
             background_heap_growth_multiplier: None,
             linked: None,
+            launch_bias: None,
         }
     }
 }
@@ -589,6 +594,9 @@ impl AppProfile {
         }
         if let Some((key, expected, got)) = j.linked.as_ref().and_then(|l| l.problem()) {
             return Err(v.err("java.linked", key, &expected, &got));
+        }
+        if let Some((key, expected, got)) = j.launch_bias.as_ref().and_then(|l| l.problem()) {
+            return Err(v.err("java.launch_bias", key, &expected, &got));
         }
         v.range("footprint", "java_heap_share", f.java_heap_share, 0.0, true, 1.0)?;
         v.range("footprint", "file_mb", f.file_mb, 0.0, true, 65536.0)?;

@@ -207,6 +207,10 @@ fn java_section_defaults_validation_and_hprof_paths() {
         ),
         ("[java.linked]\nobject_bytes = 8\n", "java.linked.object_bytes"),
         ("[java.linked]\nsharee = 0.1\n", "sharee"),
+        (
+            "[java.launch_bias]\nyoung_share = 0.6\n",
+            "java.launch_bias.young_share",
+        ),
         ("[java]\nheap = \"\"\n", "java.heap"),
         ("[java]\nheapp = \"generated\"\n", "heapp"),
     ] {

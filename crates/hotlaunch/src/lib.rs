@@ -290,6 +290,11 @@ pub fn java_model(
                 fg_death_per_gc: l.fg_death_per_gc,
                 bg_death_per_gc: l.bg_death_per_gc,
             }),
+            launch_bias: j.launch_bias.map(|b| runtime::LaunchBias {
+                near_root_share: b.near_root_share,
+                near_root_depth: b.near_root_depth,
+                young_share: b.young_share,
+            }),
         },
     })
 }

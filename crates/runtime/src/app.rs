@@ -34,6 +34,7 @@ use crate::blueprint::Blueprint;
 use crate::gc::GcStats;
 use crate::heap::{ClassId, ClassKind, HeapConfig, HeapError, ObjId, NULL, PAGE_SIZE};
 use crate::hooks::RuntimeHooks;
+use crate::launch_bias::LaunchBias;
 use crate::lazy::LazyBlueprint;
 use crate::linked::{Linked, LinkedParams};
 use crate::{Runtime, StepCost};
@@ -66,6 +67,10 @@ pub struct JavaParams {
     /// Medium-lived objects linked into the graph ([`crate::linked`]); `None` (default): none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub linked: Option<LinkedParams>,
+    /// Hot-launch Java accesses biased to near-root and young objects ([`crate::launch_bias`]);
+    /// `None` (default): the access model's pages as they are.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub launch_bias: Option<LaunchBias>,
 }
 
 impl Default for JavaParams {
@@ -78,6 +83,7 @@ impl Default for JavaParams {
             churn_period: 0,
             churn_same: false,
             linked: None,
+            launch_bias: None,
         }
     }
 }
@@ -123,6 +129,8 @@ pub struct JavaApp {
     pieces: Vec<(ObjId, u32, u32)>,
     /// Linked objects (used only when `params.linked` is set).
     pub linked: Linked,
+    /// Logical pages of near-root objects (computed at the first biased launch).
+    near_root: Option<Vec<u32>>,
 }
 
 impl std::fmt::Debug for JavaApp {
@@ -185,6 +193,7 @@ impl JavaApp {
             scratch: Vec::new(),
             pieces: Vec::new(),
             linked: Linked::default(),
+            near_root: None,
             params,
             bp,
         }
@@ -417,7 +426,85 @@ impl JavaApp {
 
     /// The app changed state (see [`Runtime::set_foreground`]; hook CPU goes to `ledger`).
     pub fn set_foreground(&mut self, now: Nanos, foreground: bool, ledger: &mut CpuLedger) {
+        if self.rt.heap.foreground && !foreground {
+            self.linked.mark_switch();
+        }
         self.rt.set_foreground(now, foreground, ledger);
+    }
+
+    /// A hot launch's Java pages (those `< java_pages` in `set`; the rest pass unchanged) with
+    /// [`JavaParams::launch_bias`] applied: near-root replacements in place, young replacements
+    /// removed and counted. Returns the set and the number of young pages to touch with
+    /// [`Self::touch_young`]. Without the bias, `set` unchanged and 0.
+    pub fn bias_launch(&mut self, set: &[u32], java_pages: u32) -> (Vec<u32>, u32) {
+        let Some(b) = self.params.launch_bias else {
+            return (set.to_vec(), 0);
+        };
+        let (bp, scale, pages) = (&self.bp, self.scale, self.logical_pages);
+        let nro = self
+            .near_root
+            .get_or_insert_with(|| crate::launch_bias::near_root_pages(bp, scale, pages, b.near_root_depth));
+        let mut out = Vec::with_capacity(set.len());
+        let mut young = 0;
+        for &p in set {
+            if p >= java_pages {
+                out.push(p);
+                continue;
+            }
+            let u: f64 = self.rng.gen();
+            if u < b.near_root_share && !nro.is_empty() {
+                out.push(nro[self.rng.gen_range(0..nro.len())]);
+            } else if u < b.near_root_share + b.young_share {
+                young += 1;
+            } else {
+                out.push(p);
+            }
+        }
+        (out, young)
+    }
+
+    /// Touch `n` logical pages' worth of the objects linked last before the app left the
+    /// foreground (each a random run of consecutive ones), by `actor` at `now`; pages touched go
+    /// to `touched` as in [`Self::touch_logical`].
+    pub fn touch_young(
+        &mut self,
+        now: Nanos,
+        actor: Actor,
+        n: u32,
+        backing: &mut dyn PageBacking,
+        touched: Option<&mut Vec<PageIdx>>,
+    ) -> Stall {
+        let young: Vec<ObjId> = self.linked.young_at_switch(&self.rt.heap).collect();
+        if young.is_empty() || n == 0 {
+            return Stall::ZERO;
+        }
+        let obj = self.params.linked.map_or(1, |l| l.object_bytes.max(1));
+        let per = ((self.scale / obj as f64).ceil() as usize).clamp(1, young.len());
+        self.pieces.clear();
+        for _ in 0..n {
+            let k = self.rng.gen_range(0..=young.len() - per);
+            for &o in &young[k..k + per] {
+                self.pieces.push((o, 0, self.rt.heap.size(o)));
+            }
+        }
+        if let Some(out) = touched {
+            for &(o, off, len) in &self.pieces {
+                let (f, n) = self.rt.heap.pages_of_bytes(o, off, len);
+                out.extend(f..f + n);
+            }
+        }
+        let pieces = std::mem::take(&mut self.pieces);
+        let st = crate::access::access_bytes(
+            &mut self.rt.heap,
+            &mut *self.rt.hooks,
+            now,
+            actor,
+            &pieces,
+            false,
+            backing,
+        );
+        self.pieces = pieces;
+        st.stall
     }
 
     /// When a scheduled GC is due, if any: the state-change GC or the policy's periodic task

@@ -40,6 +40,9 @@ pub const HOLDER_SLOTS: u32 = 1024;
 /// an app's caches and queues hang below its singletons rather than next to the roots.
 pub const HOLDER_DEPTH: u32 = 3;
 
+/// Objects remembered as the most recently linked ([`Linked::young_at_switch`]).
+pub const RECENT: usize = 4096;
+
 /// Longest sampled lifetime, in GCs (a death probability near 0 would otherwise overflow).
 const MAX_LIFETIME_GCS: u64 = 1 << 20;
 
@@ -90,6 +93,10 @@ pub struct Linked {
     live: BinaryHeap<Reverse<(u64, u32, u32)>>,
     carry: f64,
     class: Option<(ClassId, ClassId)>,
+    /// The last [`RECENT`] objects linked, oldest first: (holder, slot, object).
+    recent: std::collections::VecDeque<(u32, u32, ObjId)>,
+    /// `recent` as it was when the app last left the foreground (its foreground-young objects).
+    young: Vec<(u32, u32, ObjId)>,
     /// Linked objects allocated so far.
     pub allocated: u64,
     /// Linked objects unlinked so far.
@@ -105,6 +112,25 @@ impl Linked {
     /// Objects currently linked.
     pub fn live(&self) -> usize {
         self.live.len()
+    }
+
+    /// The app left the foreground: remember its most recently linked objects.
+    pub fn mark_switch(&mut self) {
+        self.young.clear();
+        self.young.extend(self.recent.iter().copied());
+    }
+
+    /// The objects linked last before the app left the foreground that are still linked, oldest
+    /// first (slots reused since are skipped).
+    pub fn young_at_switch(&self, heap: &crate::heap::Heap) -> impl Iterator<Item = ObjId> + '_ {
+        let holders = &self.holders;
+        let refs: Vec<ObjId> = self
+            .young
+            .iter()
+            .filter(|&&(h, s, o)| heap.refs_of(holders[h as usize])[s as usize] == o)
+            .map(|&(_, _, o)| o)
+            .collect();
+        refs.into_iter()
     }
 
     /// Unlink every object whose lifetime is over, then allocate and link `bytes` worth of new
@@ -143,7 +169,6 @@ impl Linked {
         let size = p.object_bytes.max(1);
         while self.carry >= size as f64 {
             self.carry -= size as f64;
-            let t = now + cost.main_stall.ns;
             if self.free.is_empty() {
                 // A chain root → link → link → holder, each linked as soon as it exists (so a
                 // GC its successor's allocation triggers keeps it).
@@ -185,6 +210,10 @@ impl Linked {
             // Allocated after GC number `gcs_now`; alive through `life` more GCs.
             let gcs_now = rt.history.len() as u64;
             self.live.push(Reverse((gcs_now + life, h, s)));
+            if self.recent.len() == RECENT {
+                self.recent.pop_front();
+            }
+            self.recent.push_back((h, s, id));
             self.allocated += 1;
         }
         Ok(cost)

@@ -251,6 +251,9 @@ pub struct Scenario {
     /// profiles').
     #[serde(skip_serializing_if = "Option::is_none")]
     pub java_linked: Option<apps::LinkedSection>,
+    /// `[java.launch_bias]`: the same for [`apps::LaunchBiasSection`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub java_launch_bias: Option<apps::LaunchBiasSection>,
     /// File name or path the scenario came from (for errors).
     pub origin: String,
     /// Directory relative paths are resolved against (None for built-ins).
@@ -347,6 +350,7 @@ struct RawScenario {
 #[serde(deny_unknown_fields)]
 struct RawJava {
     linked: Option<apps::LinkedSection>,
+    launch_bias: Option<apps::LaunchBiasSection>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -597,9 +601,12 @@ impl Scenario {
         if let Some((key, expected, got)) = raw.android.as_ref().and_then(|a| a.problem()) {
             return Err(c.invalid("android", key, &expected, &got));
         }
-        let java_linked = raw.java.and_then(|j| j.linked);
+        let (java_linked, java_launch_bias) = raw.java.map_or((None, None), |j| (j.linked, j.launch_bias));
         if let Some((key, expected, got)) = java_linked.as_ref().and_then(|l| l.problem()) {
             return Err(c.invalid("java.linked", key, &expected, &got));
+        }
+        if let Some((key, expected, got)) = java_launch_bias.as_ref().and_then(|l| l.problem()) {
+            return Err(c.invalid("java.launch_bias", key, &expected, &got));
         }
         let workload = parse_workload(&c, raw.workload, raw.apps.names.len())?;
         let io_buffers = match &raw.io_buffers {
@@ -626,6 +633,7 @@ impl Scenario {
             io_buffers,
             android: raw.android,
             java_linked,
+            java_launch_bias,
             origin: origin.to_string(),
             base_dir: None,
             text: text.to_string(),
@@ -753,6 +761,9 @@ impl Scenario {
             }
             if p.java.linked.is_none() {
                 p.java.linked = self.java_linked;
+            }
+            if p.java.launch_bias.is_none() {
+                p.java.launch_bias = self.java_launch_bias;
             }
             apps.push(p);
         }

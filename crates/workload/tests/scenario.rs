@@ -348,7 +348,7 @@ fn android_overrides_and_all_in_dram_variants() {
 }
 
 #[test]
-fn java_linked_table_applies_to_every_app_and_is_checked() {
+fn java_tables_apply_to_every_app_and_are_checked() {
     // Off by default: no app gets linked allocation.
     let r = resolve_text(BASE).unwrap();
     assert!(r.apps.iter().all(|a| a.java.linked.is_none()));
@@ -365,4 +365,13 @@ fn java_linked_table_applies_to_every_app_and_is_checked() {
     );
     let e = err(&format!("{BASE}\n[java.linked]\nshar = 0.1\n"));
     assert!(e.contains("shar"), "{e}");
+    let r = resolve_text(&format!("{BASE}\n[java.launch_bias]\nnear_root_share = 0.4\n")).unwrap();
+    assert!(r
+        .apps
+        .iter()
+        .all(|a| a.java.launch_bias.is_some_and(|b| b.near_root_share == 0.4)));
+    let e = err(&format!(
+        "{BASE}\n[java.launch_bias]\nnear_root_share = 0.9\nyoung_share = 0.2\n"
+    ));
+    assert!(e.contains("java.launch_bias.young_share"), "{e}");
 }
