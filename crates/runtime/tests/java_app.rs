@@ -153,6 +153,7 @@ fn churn_replaces_leaves_in_place() {
         launch_alloc_bytes: 0,
         churn_same: false,
         linked: None,
+        launch_bias: None,
     };
     let mut j = app(bp, pages, params);
     let mut b = MockBacking::new(1000);
@@ -196,6 +197,7 @@ fn churn_same_replaces_the_same_objects_every_round() {
         launch_alloc_bytes: 0,
         churn_same: true,
         linked: None,
+        launch_bias: None,
     };
     let mut j = app(bp, pages, params);
     let mut b = MockBacking::new(1000);
