@@ -129,7 +129,7 @@ pub struct JavaApp {
     pieces: Vec<(ObjId, u32, u32)>,
     /// Linked objects (used only when `params.linked` is set).
     pub linked: Linked,
-    /// Logical pages of near-root objects (computed at the first biased launch).
+    /// Near-root blueprint objects, in allocation order (computed at the first biased launch).
     near_root: Option<Vec<u32>>,
 }
 
@@ -433,58 +433,70 @@ impl JavaApp {
     }
 
     /// A hot launch's Java pages (those `< java_pages` in `set`; the rest pass unchanged) with
-    /// [`JavaParams::launch_bias`] applied: near-root replacements in place, young replacements
-    /// removed and counted. Returns the set and the number of young pages to touch with
-    /// [`Self::touch_young`]. Without the bias, `set` unchanged and 0.
-    pub fn bias_launch(&mut self, set: &[u32], java_pages: u32) -> (Vec<u32>, u32) {
+    /// [`JavaParams::launch_bias`] applied: pages replaced by near-root or young objects are
+    /// removed and counted. Returns the set and the page counts `(near_root, young)` to touch
+    /// with [`Self::touch_biased`]. Without the bias: `set` unchanged, `(0, 0)`.
+    pub fn bias_launch(&mut self, set: &[u32], java_pages: u32) -> (Vec<u32>, (u32, u32)) {
         let Some(b) = self.params.launch_bias else {
-            return (set.to_vec(), 0);
+            return (set.to_vec(), (0, 0));
         };
-        let (bp, scale, pages) = (&self.bp, self.scale, self.logical_pages);
-        let nro = self
-            .near_root
-            .get_or_insert_with(|| crate::launch_bias::near_root_pages(bp, scale, pages, b.near_root_depth));
         let mut out = Vec::with_capacity(set.len());
-        let mut young = 0;
+        let (mut near, mut young) = (0, 0);
         for &p in set {
             if p >= java_pages {
                 out.push(p);
                 continue;
             }
             let u: f64 = self.rng.gen();
-            if u < b.near_root_share && !nro.is_empty() {
-                out.push(nro[self.rng.gen_range(0..nro.len())]);
+            if u < b.near_root_share {
+                near += 1;
             } else if u < b.near_root_share + b.young_share {
                 young += 1;
             } else {
                 out.push(p);
             }
         }
-        (out, young)
+        (out, (near, young))
     }
 
-    /// Touch `n` logical pages' worth of the objects linked last before the app left the
-    /// foreground (each a random run of consecutive ones), by `actor` at `now`; pages touched go
-    /// to `touched` as in [`Self::touch_logical`].
-    pub fn touch_young(
+    /// Touch `near` logical pages' worth of near-root objects (blueprint depth ≤ the bias's, built
+    /// so far) and `young` pages' worth of the objects linked last before the app left the
+    /// foreground, each page a random run of consecutive objects in allocation order, by `actor`
+    /// at `now`; pages touched go to `touched` as in [`Self::touch_logical`]. Object-level, not
+    /// page-level: a page of the allocation order mixes depths (depth-first layout).
+    pub fn touch_biased(
         &mut self,
         now: Nanos,
         actor: Actor,
-        n: u32,
+        (near, young): (u32, u32),
         backing: &mut dyn PageBacking,
         touched: Option<&mut Vec<PageIdx>>,
     ) -> Stall {
-        let young: Vec<ObjId> = self.linked.young_at_switch(&self.rt.heap).collect();
-        if young.is_empty() || n == 0 {
-            return Stall::ZERO;
-        }
-        let obj = self.params.linked.map_or(1, |l| l.object_bytes.max(1));
-        let per = ((self.scale / obj as f64).ceil() as usize).clamp(1, young.len());
+        let depth = self.params.launch_bias.map_or(0, |b| b.near_root_depth);
+        let bp = &self.bp;
+        let nro = self.near_root.get_or_insert_with(|| {
+            let d = crate::launch_bias::depths(bp);
+            (0..d.len() as u32).filter(|&i| d[i as usize] <= depth).collect()
+        });
+        let built = nro.partition_point(|&i| (i as usize) < self.built);
+        let near_objs: Vec<ObjId> = nro[..built].iter().map(|&i| self.ids[i as usize]).collect();
+        let young_objs: Vec<ObjId> = self.linked.young_at_switch(&self.rt.heap).collect();
         self.pieces.clear();
-        for _ in 0..n {
-            let k = self.rng.gen_range(0..=young.len() - per);
-            for &o in &young[k..k + per] {
-                self.pieces.push((o, 0, self.rt.heap.size(o)));
+        for (objs, n) in [(&near_objs, near), (&young_objs, young)] {
+            if objs.is_empty() {
+                continue;
+            }
+            for _ in 0..n {
+                // A page's worth of bytes from a random start.
+                let mut k = self.rng.gen_range(0..objs.len());
+                let mut bytes = 0.0;
+                while bytes < self.scale {
+                    let o = objs[k % objs.len()];
+                    let size = self.rt.heap.size(o);
+                    self.pieces.push((o, 0, size));
+                    bytes += size as f64;
+                    k += 1;
+                }
             }
         }
         if let Some(out) = touched {

@@ -7,11 +7,11 @@
 //! "foreground-young" (allocated since the last GC before the switch), 68% in their union. The
 //! app access model ([`apps`' launch sets], logical pages) knows nothing of objects, so
 //! [`crate::app::JavaApp::bias_launch`] rewrites each Java page of a launch set: with probability
-//! [`LaunchBias::near_root_share`] into a random logical page holding an object at blueprint depth
-//! ≤ [`LaunchBias::near_root_depth`] (roots are depth 0, Fleet's artifact level 0), with
-//! probability [`LaunchBias::young_share`] into a page's worth of the objects linked last before
-//! the app left the foreground ([`crate::linked`]; none without linked allocation), otherwise
-//! unchanged.
+//! [`LaunchBias::near_root_share`] into a page's worth of objects at blueprint depth ≤
+//! [`LaunchBias::near_root_depth`] (roots are depth 0, Fleet's artifact level 0; a run of
+//! consecutive such objects, [`crate::app::JavaApp::touch_biased`]), with probability
+//! [`LaunchBias::young_share`] into a page's worth of the objects linked last before the app left
+//! the foreground ([`crate::linked`]; none without linked allocation), otherwise unchanged.
 //!
 //! Simplified: our young objects are linked leaves below the roots' depth, so the two classes never
 //! overlap; the paper's union (68%) less its near-root part (50%) is the young share (18%) that
@@ -60,26 +60,4 @@ pub fn depths(bp: &Blueprint) -> Vec<u32> {
         }
     }
     d
-}
-
-/// Logical pages (of `scale` blueprint bytes each, `pages` in all) holding at least one object at
-/// depth ≤ `max_depth`, ascending.
-pub fn near_root_pages(bp: &Blueprint, scale: f64, pages: u32, max_depth: u32) -> Vec<u32> {
-    let d = depths(bp);
-    let mut out: Vec<u32> = Vec::new();
-    for (i, &di) in d.iter().enumerate() {
-        if di > max_depth || scale <= 0.0 {
-            continue;
-        }
-        let first = (bp.start[i] as f64 / scale) as u32;
-        let last = ((bp.start[i + 1].max(bp.start[i] + 1) - 1) as f64 / scale) as u32;
-        for p in first..=last.min(pages.saturating_sub(1)) {
-            if out.last() != Some(&p) {
-                out.push(p);
-            }
-        }
-    }
-    out.sort_unstable();
-    out.dedup();
-    out
 }

@@ -1,13 +1,29 @@
-//! Launch bias (`runtime::launch_bias`): a launch's Java pages become pages of near-root objects
-//! or the objects linked just before the app left the foreground, in the configured proportions.
+//! Launch bias (`runtime::launch_bias`): a launch's Java pages become page-sized runs of near-root
+//! objects or of the objects linked just before the app left the foreground, in the configured
+//! proportions.
 
 use engine::{Actor, CpuLedger, RngStreams};
 use runtime::gen::GraphSpec;
-use runtime::launch_bias::{depths, near_root_pages};
-use runtime::{HeapConfig, JavaApp, JavaModel, JavaParams, LaunchBias, LinkedParams, NullBacking, StockArt};
-use std::sync::Arc;
+use runtime::heap::Meta;
+use runtime::launch_bias::depths;
+use runtime::{
+    Access, BarrierOutcome, HeapConfig, JavaApp, JavaModel, JavaParams, LaunchBias, LinkedParams,
+    NullBacking, ObjId, RuntimeHooks,
+};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
-fn app(bias: LaunchBias) -> (JavaApp, u32) {
+/// Stock ART recording every object accessed.
+struct Record(Arc<Mutex<Vec<ObjId>>>);
+
+impl RuntimeHooks for Record {
+    fn barrier(&mut self, a: &Access, _meta: &mut Meta) -> BarrierOutcome {
+        self.0.lock().unwrap().push(a.obj.id);
+        BarrierOutcome::TOUCH
+    }
+}
+
+fn app(bias: LaunchBias) -> (JavaApp, u32, Arc<Mutex<Vec<ObjId>>>) {
     let bp = GraphSpec {
         bytes: 4 << 20,
         ..GraphSpec::default()
@@ -30,31 +46,10 @@ fn app(bias: LaunchBias) -> (JavaApp, u32) {
             ..JavaParams::default()
         },
     };
-    let j = JavaApp::new(
-        1,
-        &model,
-        Box::new(StockArt),
-        pages,
-        RngStreams::new(4).stream("j", 0),
-        0,
-    );
-    (j, pages)
-}
-
-#[test]
-fn near_root_pages_hold_shallow_objects() {
-    let (j, pages) = app(LaunchBias::default());
-    let d = depths(&j.bp);
-    let nro = near_root_pages(&j.bp, j.bp.total_bytes() as f64 / pages as f64, pages, 2);
-    let shallow = d.iter().filter(|&&x| x <= 2).count();
-    assert!(shallow > 0 && shallow < d.len() / 2, "{shallow} of {}", d.len());
-    assert!(!nro.is_empty() && (nro.len() as u32) < pages);
-    // Every root is depth 0 and on a near-root page.
-    for &r in &j.bp.roots {
-        assert_eq!(d[r as usize], 0);
-        let p = (j.bp.start[r as usize] as f64 / (j.bp.total_bytes() as f64 / pages as f64)) as u32;
-        assert!(nro.binary_search(&p).is_ok());
-    }
+    let rec = Arc::new(Mutex::new(Vec::new()));
+    let hooks = Box::new(Record(Arc::clone(&rec)));
+    let j = JavaApp::new(1, &model, hooks, pages, RngStreams::new(4).stream("j", 0), 0);
+    (j, pages, rec)
 }
 
 #[test]
@@ -64,36 +59,40 @@ fn launch_pages_are_biased_in_the_configured_proportions() {
         near_root_depth: 2,
         young_share: 0.2,
     };
-    let (mut j, pages) = app(bias);
+    let (mut j, pages, rec) = app(bias);
     let (mut b, mut l) = (NullBacking::default(), CpuLedger::default());
     j.build_to(0, pages, &mut b, &mut l).unwrap();
     j.set_foreground(1, true, &mut l);
     j.alloc_garbage(2, 2e6, &mut b, &mut l).unwrap();
     j.set_foreground(3, false, &mut l);
-    let nro = near_root_pages(&j.bp, j.bp.total_bytes() as f64 / pages as f64, pages, 2);
-    // Launch set: 2000 Java pages that are not near-root, plus 100 non-Java offsets.
-    let far: Vec<u32> = (0..pages).filter(|p| nro.binary_search(p).is_err()).collect();
-    let set: Vec<u32> = (0..2000)
-        .map(|i| far[i % far.len()])
-        .chain(pages..pages + 100)
-        .collect();
-    let (out, young) = j.bias_launch(&set, pages);
-    let near = out.iter().filter(|p| nro.binary_search(p).is_ok()).count() as f64 / 2000.0;
-    assert!((0.45..0.55).contains(&near), "near-root share {near}");
+    // 2000 Java pages plus 100 non-Java offsets.
+    let set: Vec<u32> = (0..2000).map(|i| i % pages).chain(pages..pages + 100).collect();
+    let (out, (near, young)) = j.bias_launch(&set, pages);
+    assert!((0.45..0.55).contains(&(near as f64 / 2000.0)), "near {near}");
     assert!((0.16..0.24).contains(&(young as f64 / 2000.0)), "young {young}");
     assert_eq!(
-        out.len() as u32 + young,
+        out.len() as u32 + near + young,
         2100,
-        "every page kept, replaced or made young"
+        "every page kept or replaced"
     );
     assert!(out.ends_with(&(pages..pages + 100).collect::<Vec<_>>()));
-    // Young pages touch objects linked before the switch.
+    // Near-root pages touch only objects at depth <= 2.
+    let d = depths(&j.bp);
+    let index: HashMap<ObjId, usize> = (0..j.bp.len()).map(|i| (j.id_of(i as u32), i)).collect();
+    rec.lock().unwrap().clear();
     let mut touched = Vec::new();
-    j.touch_young(4, Actor::AppMain(1), young, &mut b, Some(&mut touched));
-    assert!(!touched.is_empty());
-    let young_objs: Vec<u32> = j.linked.young_at_switch(&j.rt.heap).collect();
+    j.touch_biased(4, Actor::AppMain(1), (10, 0), &mut b, Some(&mut touched));
+    let seen = std::mem::take(&mut *rec.lock().unwrap());
+    assert!(seen.len() >= 10 && !touched.is_empty());
+    assert!(seen.iter().all(|o| d[index[o]] <= 2), "a deep object was touched");
+    // Young pages touch only the objects linked before the switch (none is a blueprint object).
+    let young_objs: Vec<ObjId> = j.linked.young_at_switch(&j.rt.heap).collect();
     assert_eq!(young_objs.len(), runtime::linked::RECENT);
+    j.touch_biased(5, Actor::AppMain(1), (0, 5), &mut b, None);
+    let seen = std::mem::take(&mut *rec.lock().unwrap());
+    assert!(seen.len() >= 5 * 4096 / 112);
+    assert!(seen.iter().all(|o| young_objs.contains(o)));
     // Without the bias the set is unchanged.
     j.params.launch_bias = None;
-    assert_eq!(j.bias_launch(&set, pages), (set.clone(), 0));
+    assert_eq!(j.bias_launch(&set, pages), (set.clone(), (0, 0)));
 }

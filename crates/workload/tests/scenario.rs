@@ -375,3 +375,15 @@ fn java_tables_apply_to_every_app_and_are_checked() {
     ));
     assert!(e.contains("java.launch_bias.young_share"), "{e}");
 }
+
+#[test]
+fn fleet_scenarios_turn_the_java_workload_behaviours_on_and_others_keep_them_off() {
+    for name in scenario::builtin_names() {
+        let r = Scenario::builtin(name).unwrap().resolve().unwrap();
+        let on = ["fleet-7.2-hotlaunch", "fleet-7.1-gc", "fleet-7.1-commercial"].contains(&name);
+        for a in &r.apps {
+            assert_eq!(a.java.linked.is_some(), on, "{name}: {}", a.name);
+            assert_eq!(a.java.launch_bias.is_some(), on, "{name}: {}", a.name);
+        }
+    }
+}

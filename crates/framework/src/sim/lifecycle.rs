@@ -56,9 +56,9 @@ impl Simulation {
         let set = self.apps[app].access.launch_set(ctx, n);
         // The app's Java code decides which objects the launch re-reads (launch bias, if any).
         let java_pages = self.apps[app].java_pages;
-        let (set, young) = match self.rt[app].java.as_mut() {
+        let (set, biased) = match self.rt[app].java.as_mut() {
             Some(j) => j.bias_launch(&set, java_pages),
-            None => (set, 0),
+            None => (set, (0, 0)),
         };
         let work = self.apps[app].hot_resume;
         let mut touched = Vec::with_capacity(set.len());
@@ -89,10 +89,10 @@ impl Simulation {
         }
         let end = self.touch(app, start, &set, work, false, Some(&mut touched));
         let end = match end {
-            Some(end) if young > 0 => self
+            Some(end) if biased != (0, 0) => self
                 .with_java(app, end, |j, k, _| {
                     let actor = Actor::AppMain(j.pid());
-                    end + j.touch_young(end, actor, young, k, Some(&mut touched)).ns
+                    end + j.touch_biased(end, actor, biased, k, Some(&mut touched)).ns
                 })
                 .filter(|_| self.rt[app].pid.is_some_and(|p| self.alive(p))),
             e => e,
