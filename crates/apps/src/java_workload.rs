@@ -74,7 +74,7 @@ pub struct LaunchBiasSection {
     pub near_root_share: f64,
     /// Largest depth from the roots (roots = 0; Fleet's D = 2, artifact reading). [0, 64].
     pub near_root_depth: u32,
-    /// Probability that it is replaced by a page's worth of objects linked just before the app
+    /// Probability that it is replaced by a page's worth of objects linked since the last GC before the app
     /// left the foreground (needs `[java.linked]`; Fig. 6a: union 68% less near-root 50%).
     /// [0, 1 − near_root_share].
     pub young_share: f64,

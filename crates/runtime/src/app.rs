@@ -427,7 +427,7 @@ impl JavaApp {
     /// The app changed state (see [`Runtime::set_foreground`]; hook CPU goes to `ledger`).
     pub fn set_foreground(&mut self, now: Nanos, foreground: bool, ledger: &mut CpuLedger) {
         if self.rt.heap.foreground && !foreground {
-            self.linked.mark_switch();
+            self.linked.mark_switch(self.rt.history.len() as u64);
         }
         self.rt.set_foreground(now, foreground, ledger);
     }
@@ -460,7 +460,7 @@ impl JavaApp {
     }
 
     /// Touch `near` logical pages' worth of near-root objects (blueprint depth ≤ the bias's, built
-    /// so far) and `young` pages' worth of the objects linked last before the app left the
+    /// so far) and `young` pages' worth of the objects linked since the last GC before the app left the
     /// foreground, each page a random run of consecutive objects in allocation order, by `actor`
     /// at `now`; pages touched go to `touched` as in [`Self::touch_logical`]. Object-level, not
     /// page-level: a page of the allocation order mixes depths (depth-first layout).

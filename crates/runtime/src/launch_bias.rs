@@ -10,7 +10,7 @@
 //! [`LaunchBias::near_root_share`] into a page's worth of objects at blueprint depth ≤
 //! [`LaunchBias::near_root_depth`] (roots are depth 0, Fleet's artifact level 0; a run of
 //! consecutive such objects, [`crate::app::JavaApp::touch_biased`]), with probability
-//! [`LaunchBias::young_share`] into a page's worth of the objects linked last before the app left
+//! [`LaunchBias::young_share`] into a page's worth of the objects linked since the last GC before the app left
 //! the foreground ([`crate::linked`]; none without linked allocation), otherwise unchanged.
 //!
 //! Simplified: our young objects are linked leaves below the roots' depth, so the two classes never

@@ -40,8 +40,8 @@ pub const HOLDER_SLOTS: u32 = 1024;
 /// an app's caches and queues hang below its singletons rather than next to the roots.
 pub const HOLDER_DEPTH: u32 = 3;
 
-/// Objects remembered as the most recently linked ([`Linked::young_at_switch`]).
-pub const RECENT: usize = 4096;
+/// Most recently linked objects remembered ([`Linked::young_at_switch`] keeps those since the last GC).
+pub const RECENT: usize = 16384;
 
 /// Longest sampled lifetime, in GCs (a death probability near 0 would otherwise overflow).
 const MAX_LIFETIME_GCS: u64 = 1 << 20;
@@ -93,9 +93,11 @@ pub struct Linked {
     live: BinaryHeap<Reverse<(u64, u32, u32)>>,
     carry: f64,
     class: Option<(ClassId, ClassId)>,
-    /// The last [`RECENT`] objects linked, oldest first: (holder, slot, object).
-    recent: std::collections::VecDeque<(u32, u32, ObjId)>,
-    /// `recent` as it was when the app last left the foreground (its foreground-young objects).
+    /// The last [`RECENT`] objects linked, oldest first: (holder, slot, object, GCs of the heap
+    /// when it was linked).
+    recent: std::collections::VecDeque<(u32, u32, ObjId, u64)>,
+    /// The objects of `recent` linked since the last GC when the app last left the foreground
+    /// (its foreground-young objects, Fleet §4.2: allocated since the last GC).
     young: Vec<(u32, u32, ObjId)>,
     /// Linked objects allocated so far.
     pub allocated: u64,
@@ -114,13 +116,18 @@ impl Linked {
         self.live.len()
     }
 
-    /// The app left the foreground: remember its most recently linked objects.
-    pub fn mark_switch(&mut self) {
+    /// The app left the foreground after `gcs` GCs: remember the objects linked since the last.
+    pub fn mark_switch(&mut self, gcs: u64) {
         self.young.clear();
-        self.young.extend(self.recent.iter().copied());
+        self.young.extend(
+            self.recent
+                .iter()
+                .filter(|r| r.3 == gcs)
+                .map(|&(h, s, o, _)| (h, s, o)),
+        );
     }
 
-    /// The objects linked last before the app left the foreground that are still linked, oldest
+    /// The objects linked since the last GC before the app left the foreground, still linked, oldest
     /// first (slots reused since are skipped).
     pub fn young_at_switch(&self, heap: &crate::heap::Heap) -> impl Iterator<Item = ObjId> + '_ {
         let holders = &self.holders;
@@ -213,7 +220,7 @@ impl Linked {
             if self.recent.len() == RECENT {
                 self.recent.pop_front();
             }
-            self.recent.push_back((h, s, id));
+            self.recent.push_back((h, s, id, gcs_now));
             self.allocated += 1;
         }
         Ok(cost)
