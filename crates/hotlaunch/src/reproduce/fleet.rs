@@ -232,7 +232,7 @@ fn hot_launch_cause(quick: bool) -> anyhow::Result<String> {
 
 /// The cause printed when Fleet's hot launches are slower than Android's (a model gap, not tuned
 /// away): see `../shared/specs/fleet.md`, "Simulator notes".
-const HOT_GAP: &str = " -- cause: COLD_RUNTIME pages cold regions out at every grouping whatever the pressure, and the simulated launch set (the access model's pages, not biased to near-root or young objects: row 8's coverage is about its heap share, paper 68% in 15.5%) re-reads cold objects from flash, while Android under little pressure keeps them in DRAM";
+const HOT_GAP: &str = " -- cause: COLD_RUNTIME pages cold regions out at every grouping whatever the pressure; the launch set is biased to near-root and foreground-young objects ([java.launch_bias], row 8), but its other pages (the unbiased third of the Java pages, WS objects) still re-read paged-out objects from flash, while Android under little pressure keeps everything in DRAM";
 
 /// Row 1: average over apps of the median hot-launch speedup.
 fn median_speedup(quick: bool) -> anyhow::Result<Check> {
