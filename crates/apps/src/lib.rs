@@ -28,6 +28,7 @@
 pub mod access;
 pub mod era;
 mod error;
+mod java_workload;
 pub use device::tomlerr;
 
 use std::collections::BTreeMap;
@@ -38,6 +39,7 @@ use serde::{Deserialize, Serialize};
 pub use access::{AccessModel, AppLayout, Region};
 pub use era::{EraOverride, ANDROID_RELEASES};
 pub use error::AppError;
+pub use java_workload::{LaunchBiasSection, LinkedSection};
 
 /// Bytes per page (4 KiB).
 pub const PAGE_SIZE: u64 = 4096;
@@ -132,6 +134,14 @@ pub struct JavaSection {
     /// (1.0). [1, 100].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub background_heap_growth_multiplier: Option<f64>,
+    /// `[java.linked]`: medium-lived objects linked into the graph ([`LinkedSection`]); absent
+    /// (default): none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub linked: Option<LinkedSection>,
+    /// `[java.launch_bias]`: hot launches re-read near-root and young objects
+    /// ([`LaunchBiasSection`]); absent (default): the access model's pages as they are.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub launch_bias: Option<LaunchBiasSection>,
 }
 
 impl Default for JavaSection {
@@ -147,6 +157,8 @@ impl Default for JavaSection {
             churn_same: false,
             foreground_heap_growth_multiplier: None,
             background_heap_growth_multiplier: None,
+            linked: None,
+            launch_bias: None,
         }
     }
 }
@@ -579,6 +591,12 @@ impl AppProfile {
             if let Some(m) = m {
                 v.range("java", key, m, 1.0, true, 100.0)?;
             }
+        }
+        if let Some((key, expected, got)) = j.linked.as_ref().and_then(|l| l.problem()) {
+            return Err(v.err("java.linked", key, &expected, &got));
+        }
+        if let Some((key, expected, got)) = j.launch_bias.as_ref().and_then(|l| l.problem()) {
+            return Err(v.err("java.launch_bias", key, &expected, &got));
         }
         v.range("footprint", "java_heap_share", f.java_heap_share, 0.0, true, 1.0)?;
         v.range("footprint", "file_mb", f.file_mb, 0.0, true, 65536.0)?;

@@ -200,6 +200,17 @@ fn java_section_defaults_validation_and_hprof_paths() {
     for (extra, key) in [
         ("[java]\nfg_alloc_mb_per_s = -1\n", "java.fg_alloc_mb_per_s"),
         ("[java]\nchurn_period_s = 0\n", "java.churn_period_s"),
+        ("[java.linked]\nshare = 1.5\n", "java.linked.share"),
+        (
+            "[java.linked]\nbg_death_per_gc = 0\n",
+            "java.linked.bg_death_per_gc",
+        ),
+        ("[java.linked]\nobject_bytes = 8\n", "java.linked.object_bytes"),
+        ("[java.linked]\nsharee = 0.1\n", "sharee"),
+        (
+            "[java.launch_bias]\nyoung_share = 0.6\n",
+            "java.launch_bias.young_share",
+        ),
         ("[java]\nheap = \"\"\n", "java.heap"),
         ("[java]\nheapp = \"generated\"\n", "heapp"),
     ] {

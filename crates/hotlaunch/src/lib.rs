@@ -284,6 +284,17 @@ pub fn java_model(
             churn_bytes: (j.churn_mb * 1e6) as u64,
             churn_period: (j.churn_period_s * NS_PER_SEC as f64) as Nanos,
             churn_same: j.churn_same,
+            linked: j.linked.map(|l| runtime::LinkedParams {
+                share: l.share,
+                object_bytes: l.object_bytes,
+                fg_death_per_gc: l.fg_death_per_gc,
+                bg_death_per_gc: l.bg_death_per_gc,
+            }),
+            launch_bias: j.launch_bias.map(|b| runtime::LaunchBias {
+                near_root_share: b.near_root_share,
+                near_root_depth: b.near_root_depth,
+                young_share: b.young_share,
+            }),
         },
     })
 }

@@ -16,6 +16,9 @@
 //! - **Churn** ([`JavaApp::churn`]): every [`JavaParams::churn_period`], long-lived leaf objects
 //!   holding [`JavaParams::churn_bytes`] are dropped and replaced by new ones of the same class and
 //!   size in the same slot (Marvin §8.3's apps: 20 MB every 5 s). It runs in every app state.
+//! - **Linked allocation** (optional, [`JavaParams::linked`]): a share of the short-lived
+//!   allocation instead creates objects that a mutator store links into the live graph and that
+//!   live for a sampled number of GCs ([`crate::linked`]; Fleet Fig. 5). Off by default.
 //! - **Accesses** ([`JavaApp::touch_logical`]): a logical page `p` of the access model covers
 //!   blueprint bytes `[p·scale, (p+1)·scale)`, with `scale` = blueprint bytes / logical pages
 //!   (4096 when the blueprint was sized to the app's Java heap); the objects there pass the
@@ -32,8 +35,10 @@ use crate::blueprint::Blueprint;
 use crate::gc::GcStats;
 use crate::heap::{ClassId, ClassKind, HeapConfig, HeapError, ObjId, NULL, PAGE_SIZE};
 use crate::hooks::RuntimeHooks;
+use crate::launch_bias::LaunchBias;
 use crate::lazy::LazyBlueprint;
 use crate::touch_memo::TouchMemo;
+use crate::linked::{Linked, LinkedParams};
 use crate::{Runtime, StepCost};
 use engine::{Actor, CpuLedger, Nanos, SimRng, Stall};
 use kernel::types::{PageIdx, Pid};
@@ -61,6 +66,13 @@ pub struct JavaParams {
     /// the Marvin artifact's `deleteBuckets`/`recreateBuckets` of fixed buckets) instead of random
     /// ones. Default `false`.
     pub churn_same: bool,
+    /// Medium-lived objects linked into the graph ([`crate::linked`]); `None` (default): none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub linked: Option<LinkedParams>,
+    /// Hot-launch Java accesses biased to near-root and young objects ([`crate::launch_bias`]);
+    /// `None` (default): the access model's pages as they are.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub launch_bias: Option<LaunchBias>,
 }
 
 impl Default for JavaParams {
@@ -72,6 +84,8 @@ impl Default for JavaParams {
             churn_bytes: 0,
             churn_period: 0,
             churn_same: false,
+            linked: None,
+            launch_bias: None,
         }
     }
 }
@@ -119,6 +133,10 @@ pub struct JavaApp {
     memo: TouchMemo,
     /// Incremented when churn rebinds blueprint objects (part of the memo's key).
     churn_gen: u32,
+    /// Linked objects (used only when `params.linked` is set).
+    pub linked: Linked,
+    /// Near-root blueprint objects, in allocation order (computed at the first biased launch).
+    near_root: Option<Vec<u32>>,
 }
 
 impl std::fmt::Debug for JavaApp {
@@ -182,6 +200,8 @@ impl JavaApp {
             pieces: Vec::new(),
             memo: TouchMemo::default(),
             churn_gen: 0,
+            linked: Linked::default(),
+            near_root: None,
             params,
             bp,
         }
@@ -268,7 +288,8 @@ impl JavaApp {
     }
 
     /// Allocate `bytes` of short-lived objects on the main thread at `now` (fractions of a chunk
-    /// carry over to the next call).
+    /// carry over to the next call); with [`JavaParams::linked`], its share of the bytes are linked
+    /// objects instead, and linked objects whose lifetime is over are unlinked first.
     pub fn alloc_garbage(
         &mut self,
         now: Nanos,
@@ -276,8 +297,23 @@ impl JavaApp {
         backing: &mut dyn PageBacking,
         ledger: &mut CpuLedger,
     ) -> Result<StepCost, HeapError> {
-        self.garbage_carry += bytes;
         let mut cost = StepCost::default();
+        let mut bytes = bytes;
+        if let Some(lp) = self.params.linked {
+            let share = lp.share.clamp(0.0, 1.0);
+            let c = self.linked.step(
+                &lp,
+                &mut self.rt,
+                &mut self.rng,
+                now,
+                bytes * share,
+                backing,
+                ledger,
+            )?;
+            cost.merge(c);
+            bytes *= 1.0 - share;
+        }
+        self.garbage_carry += bytes;
         while self.garbage_carry >= GARBAGE_CHUNK as f64 {
             self.garbage_carry -= GARBAGE_CHUNK as f64;
             let t = now + cost.main_stall.ns;
@@ -449,7 +485,97 @@ impl JavaApp {
 
     /// The app changed state (see [`Runtime::set_foreground`]; hook CPU goes to `ledger`).
     pub fn set_foreground(&mut self, now: Nanos, foreground: bool, ledger: &mut CpuLedger) {
+        if self.rt.heap.foreground && !foreground {
+            self.linked.mark_switch(self.rt.history.len() as u64);
+        }
         self.rt.set_foreground(now, foreground, ledger);
+    }
+
+    /// A hot launch's Java pages (those `< java_pages` in `set`; the rest pass unchanged) with
+    /// [`JavaParams::launch_bias`] applied: pages replaced by near-root or young objects are
+    /// removed and counted. Returns the set and the page counts `(near_root, young)` to touch
+    /// with [`Self::touch_biased`]. Without the bias: `set` unchanged, `(0, 0)`.
+    pub fn bias_launch(&mut self, set: &[u32], java_pages: u32) -> (Vec<u32>, (u32, u32)) {
+        let Some(b) = self.params.launch_bias else {
+            return (set.to_vec(), (0, 0));
+        };
+        let mut out = Vec::with_capacity(set.len());
+        let (mut near, mut young) = (0, 0);
+        for &p in set {
+            if p >= java_pages {
+                out.push(p);
+                continue;
+            }
+            let u: f64 = self.rng.gen();
+            if u < b.near_root_share {
+                near += 1;
+            } else if u < b.near_root_share + b.young_share {
+                young += 1;
+            } else {
+                out.push(p);
+            }
+        }
+        (out, (near, young))
+    }
+
+    /// Touch `near` logical pages' worth of near-root objects (blueprint depth ≤ the bias's, built
+    /// so far) and `young` pages' worth of the objects linked since the last GC before the app left the
+    /// foreground, each page a random run of consecutive objects in allocation order, by `actor`
+    /// at `now`; pages touched go to `touched` as in [`Self::touch_logical`]. Object-level, not
+    /// page-level: a page of the allocation order mixes depths (depth-first layout).
+    pub fn touch_biased(
+        &mut self,
+        now: Nanos,
+        actor: Actor,
+        (near, young): (u32, u32),
+        backing: &mut dyn PageBacking,
+        touched: Option<&mut Vec<PageIdx>>,
+    ) -> Stall {
+        let depth = self.params.launch_bias.map_or(0, |b| b.near_root_depth);
+        let bp = &self.bp;
+        let nro = self.near_root.get_or_insert_with(|| {
+            let d = crate::launch_bias::depths(bp);
+            (0..d.len() as u32).filter(|&i| d[i as usize] <= depth).collect()
+        });
+        let built = nro.partition_point(|&i| (i as usize) < self.built);
+        let near_objs: Vec<ObjId> = nro[..built].iter().map(|&i| self.ids[i as usize]).collect();
+        let young_objs: Vec<ObjId> = self.linked.young_at_switch(&self.rt.heap).collect();
+        self.pieces.clear();
+        for (objs, n) in [(&near_objs, near), (&young_objs, young)] {
+            if objs.is_empty() {
+                continue;
+            }
+            for _ in 0..n {
+                // A page's worth of bytes from a random start.
+                let mut k = self.rng.gen_range(0..objs.len());
+                let mut bytes = 0.0;
+                while bytes < self.scale {
+                    let o = objs[k % objs.len()];
+                    let size = self.rt.heap.size(o);
+                    self.pieces.push((o, 0, size));
+                    bytes += size as f64;
+                    k += 1;
+                }
+            }
+        }
+        if let Some(out) = touched {
+            for &(o, off, len) in &self.pieces {
+                let (f, n) = self.rt.heap.pages_of_bytes(o, off, len);
+                out.extend(f..f + n);
+            }
+        }
+        let pieces = std::mem::take(&mut self.pieces);
+        let st = crate::access::access_bytes(
+            &mut self.rt.heap,
+            &mut *self.rt.hooks,
+            now,
+            actor,
+            &pieces,
+            false,
+            backing,
+        );
+        self.pieces = pieces;
+        st.stall
     }
 
     /// When a scheduled GC is due, if any: the state-change GC or the policy's periodic task

@@ -29,7 +29,9 @@ pub mod heap;
 pub mod hooks;
 pub mod hprof;
 pub mod kernel_backing;
+pub mod launch_bias;
 pub mod lazy;
+pub mod linked;
 mod touch_memo;
 
 pub use access::{AccessStats, Span};
@@ -39,7 +41,9 @@ pub use blueprint::Blueprint;
 pub use gc::{GcCause, GcCosts, GcKind, GcStats};
 pub use heap::{ClassId, ClassKind, Heap, HeapConfig, HeapError, Meta, ObjId, NULL};
 pub use hooks::{Access, AccessKind, AfterGc, BarrierOutcome, CollectedSet, RuntimeHooks, StockArt};
+pub use launch_bias::LaunchBias;
 pub use lazy::LazyBlueprint;
+pub use linked::LinkedParams;
 
 use engine::{Actor, CpuLedger, HookCx, Nanos, Stall, Timers};
 

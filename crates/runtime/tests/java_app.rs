@@ -152,6 +152,8 @@ fn churn_replaces_leaves_in_place() {
         bg_alloc_bytes_per_s: 0.0,
         launch_alloc_bytes: 0,
         churn_same: false,
+        linked: None,
+        launch_bias: None,
     };
     let mut j = app(bp, pages, params);
     let mut b = MockBacking::new(1000);
@@ -194,6 +196,8 @@ fn churn_same_replaces_the_same_objects_every_round() {
         bg_alloc_bytes_per_s: 0.0,
         launch_alloc_bytes: 0,
         churn_same: true,
+        linked: None,
+        launch_bias: None,
     };
     let mut j = app(bp, pages, params);
     let mut b = MockBacking::new(1000);

@@ -346,3 +346,44 @@ fn android_overrides_and_all_in_dram_variants() {
     let e = err(&format!("{BASE}{v}swap = \"zram\"\n"));
     assert!(e.contains("variants[0].swap"), "{e}");
 }
+
+#[test]
+fn java_tables_apply_to_every_app_and_are_checked() {
+    // Off by default: no app gets linked allocation.
+    let r = resolve_text(BASE).unwrap();
+    assert!(r.apps.iter().all(|a| a.java.linked.is_none()));
+    let r = resolve_text(&format!("{BASE}\n[java.linked]\nshare = 0.25\n")).unwrap();
+    for a in &r.apps {
+        let l = a.java.linked.expect("the scenario's [java.linked] applies");
+        assert_eq!(l.share, 0.25);
+        assert_eq!(l.bg_death_per_gc, apps::LinkedSection::default().bg_death_per_gc);
+    }
+    let e = err(&format!("{BASE}\n[java.linked]\nfg_death_per_gc = 0\n"));
+    assert!(
+        e.contains("java.linked.fg_death_per_gc") && e.contains("line "),
+        "{e}"
+    );
+    let e = err(&format!("{BASE}\n[java.linked]\nshar = 0.1\n"));
+    assert!(e.contains("shar"), "{e}");
+    let r = resolve_text(&format!("{BASE}\n[java.launch_bias]\nnear_root_share = 0.4\n")).unwrap();
+    assert!(r
+        .apps
+        .iter()
+        .all(|a| a.java.launch_bias.is_some_and(|b| b.near_root_share == 0.4)));
+    let e = err(&format!(
+        "{BASE}\n[java.launch_bias]\nnear_root_share = 0.9\nyoung_share = 0.2\n"
+    ));
+    assert!(e.contains("java.launch_bias.young_share"), "{e}");
+}
+
+#[test]
+fn fleet_scenarios_turn_the_java_workload_behaviours_on_and_others_keep_them_off() {
+    for name in scenario::builtin_names() {
+        let r = Scenario::builtin(name).unwrap().resolve().unwrap();
+        let on = ["fleet-7.2-hotlaunch", "fleet-7.1-gc", "fleet-7.1-commercial"].contains(&name);
+        for a in &r.apps {
+            assert_eq!(a.java.linked.is_some(), on, "{name}: {}", a.name);
+            assert_eq!(a.java.launch_bias.is_some(), on, "{name}: {}", a.name);
+        }
+    }
+}

@@ -54,6 +54,12 @@ impl Simulation {
         let n = self.rt[app].launches_in_ctx[ctx];
         self.rt[app].launches_in_ctx[ctx] += 1;
         let set = self.apps[app].access.launch_set(ctx, n);
+        // The app's Java code decides which objects the launch re-reads (launch bias, if any).
+        let java_pages = self.apps[app].java_pages;
+        let (set, biased) = match self.rt[app].java.as_mut() {
+            Some(j) => j.bias_launch(&set, java_pages),
+            None => (set, (0, 0)),
+        };
         let work = self.apps[app].hot_resume;
         let mut touched = Vec::with_capacity(set.len());
         let now0 = now;
@@ -81,7 +87,17 @@ impl Simulation {
             self.per_app[app].hot_killed += 1;
             return self.cold_launch(now0, app);
         }
-        match self.touch(app, start, &set, work, false, Some(&mut touched)) {
+        let end = self.touch(app, start, &set, work, false, Some(&mut touched));
+        let end = match end {
+            Some(end) if biased != (0, 0) => self
+                .with_java(app, end, |j, k, _| {
+                    let actor = Actor::AppMain(j.pid());
+                    end + j.touch_biased(end, actor, biased, k, Some(&mut touched)).ns
+                })
+                .filter(|_| self.rt[app].pid.is_some_and(|p| self.alive(p))),
+            e => e,
+        };
+        match end {
             Some(end) => {
                 let us = ((end - now0) / 1000).max(1);
                 self.out_hot.record(us).ok();

@@ -39,12 +39,11 @@
 //! is the protected bit rather than an LRU move (the reclaim hook moves a protected page to the
 //! active list when it reaches the inactive tail, which is what `activate_page` achieved); the
 //! fallback full GC for foreground garbage (§5.2, "if necessary") is not modelled.
-//! - **Workload gaps** (what `reproduce fleet` prints as causes, not tuned away): the app access
-//!   model's launch set is a share of the Java heap's pages, not biased to near-root or young
-//!   objects, so NRO ∪ FYO covers about their heap share of a launch's re-accesses (paper: 68% in
-//!   15.5% of the heap) and a launch re-reads objects COLD_RUNTIME paged out; a background app only
-//!   reads pages and allocates short-lived garbage, so a BGC finds no live background object and no
-//!   dirty card (the paper's ~1e5 objects per BGC are objects real background services keep).
+//! - **Workload preconditions**: the stock workload gives Fleet nothing to do (launch sets not
+//!   biased to near-root or young objects; background apps allocating only garbage that dies at
+//!   once). The Fleet scenarios turn on the apps' `[java.linked]` (medium-lived objects linked by
+//!   write-barrier stores, Fig. 5 lifetimes: `runtime::linked`) and `[java.launch_bias]` (Fig. 6a
+//!   proportions: `runtime::launch_bias`); every other scenario keeps them off.
 //! - **Background heap** (§7.4; artifact `GrowForUtilization`): after every GC while the app is in
 //!   the background, the target footprint is `live × bg_heap_factor` (1.1), its free space capped
 //!   at `heapmaxfree / bg_max_free_div` (the artifact's `max_free/10`) and floored at

@@ -249,6 +249,14 @@ pub struct Scenario {
     /// heap growth multipliers) for every run of the scenario.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub android: Option<device::AndroidProfile>,
+    /// `[java.linked]`: medium-lived linked allocation ([`apps::LinkedSection`]) for every app
+    /// whose profile has no `[java.linked]` of its own (the papers' workloads; None: the
+    /// profiles').
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub java_linked: Option<apps::LinkedSection>,
+    /// `[java.launch_bias]`: the same for [`apps::LaunchBiasSection`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub java_launch_bias: Option<apps::LaunchBiasSection>,
     /// File name or path the scenario came from (for errors).
     pub origin: String,
     /// Directory relative paths are resolved against (None for built-ins).
@@ -338,6 +346,14 @@ struct RawScenario {
     workload: RawWorkload,
     io_buffers: Option<RawIoBuffers>,
     android: Option<device::AndroidProfile>,
+    java: Option<RawJava>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawJava {
+    linked: Option<apps::LinkedSection>,
+    launch_bias: Option<apps::LaunchBiasSection>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -588,6 +604,13 @@ impl Scenario {
         if let Some((key, expected, got)) = raw.android.as_ref().and_then(|a| a.problem()) {
             return Err(c.invalid("android", key, &expected, &got));
         }
+        let (java_linked, java_launch_bias) = raw.java.map_or((None, None), |j| (j.linked, j.launch_bias));
+        if let Some((key, expected, got)) = java_linked.as_ref().and_then(|l| l.problem()) {
+            return Err(c.invalid("java.linked", key, &expected, &got));
+        }
+        if let Some((key, expected, got)) = java_launch_bias.as_ref().and_then(|l| l.problem()) {
+            return Err(c.invalid("java.launch_bias", key, &expected, &got));
+        }
         let workload = parse_workload(&c, raw.workload, raw.apps.names.len())?;
         let io_buffers = match &raw.io_buffers {
             None => None,
@@ -612,6 +635,8 @@ impl Scenario {
             workload,
             io_buffers,
             android: raw.android,
+            java_linked,
+            java_launch_bias,
             origin: origin.to_string(),
             base_dir: None,
             text: text.to_string(),
@@ -736,6 +761,12 @@ impl Scenario {
                 .count();
             if same > 0 {
                 p.name = format!("{}#{}", p.name, same + 1);
+            }
+            if p.java.linked.is_none() {
+                p.java.linked = self.java_linked;
+            }
+            if p.java.launch_bias.is_none() {
+                p.java.launch_bias = self.java_launch_bias;
             }
             apps.push(p);
         }
