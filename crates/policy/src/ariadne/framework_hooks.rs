@@ -233,11 +233,12 @@ impl FrameworkHooks for Lifecycle {
             (due, s.cfg.writeback_period, s.cfg.writeback_max_pages)
         });
         if due {
-            // Chunks not loaded since the last marking (a whole period) go to flash compressed.
+            // Chunks not loaded since the last marking (a whole period) go to flash compressed,
+            // multi-page (cold, AdaptiveComp) chunks first: cold data leaves DRAM first (§4.2).
             k.swap_maintenance(
                 0,
                 SwapMaintenance::Writeback {
-                    mode: WritebackMode::Idle,
+                    mode: WritebackMode::IdleLargeFirst,
                     max_pages: max,
                 },
             );
