@@ -198,6 +198,21 @@ impl LaunchSplit {
         ]
     }
 
+    /// Every part times `f` (rounded down), e.g. a mean from a sum.
+    pub fn scaled(&self, f: f64) -> LaunchSplit {
+        let m = |x: Nanos| (x as f64 * f) as Nanos;
+        LaunchSplit {
+            app_ns: m(self.app_ns),
+            fault_ns: m(self.fault_ns),
+            decompress_ns: m(self.decompress_ns),
+            flash_ns: m(self.flash_ns),
+            reclaim_ns: m(self.reclaim_ns),
+            gc_ns: m(self.gc_ns),
+            policy_ns: m(self.policy_ns),
+            other_ns: m(self.other_ns),
+        }
+    }
+
     pub fn add(&mut self, o: &LaunchSplit) {
         self.app_ns += o.app_ns;
         self.fault_ns += o.fault_ns;

@@ -125,7 +125,8 @@ impl FrameworkHooks for Lifecycle {
             });
             anon.truncate(s.cfg.hot_list_pages);
             let old = std::mem::take(&mut s.app(app.app).hot);
-            if kind == LaunchKind::Hot && !old.is_empty() && !sorted.is_empty() {
+            let scored = s.app(app.app).hot_from_relaunch;
+            if kind == LaunchKind::Hot && scored && !old.is_empty() && !sorted.is_empty() {
                 let mut h = old.clone();
                 h.sort_unstable();
                 let both = common(&h, &sorted) as f64;
@@ -164,6 +165,7 @@ impl FrameworkHooks for Lifecycle {
             let unlock = runs(&old);
             let e = s.app(app.app);
             e.hot = anon;
+            e.hot_from_relaunch = kind == LaunchKind::Hot;
             e.pid = pid;
             s.launching = None;
             s.launch_faults.clear();
@@ -216,6 +218,7 @@ impl FrameworkHooks for Lifecycle {
             let e = s.app(app);
             e.pid = 0;
             e.hot.clear();
+            e.hot_from_relaunch = false;
         });
     }
 
