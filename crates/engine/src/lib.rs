@@ -209,7 +209,8 @@ impl Category {
         }
     }
 
-    fn index(self) -> usize {
+    /// Position in [`Category::ALL`].
+    pub fn index(self) -> usize {
         self as usize
     }
 }
@@ -245,6 +246,11 @@ impl CpuLedger {
 
     pub fn by_category(&self, cat: Category) -> Nanos {
         self.by_kind.iter().map(|row| row[cat.index()]).sum()
+    }
+
+    /// CPU charged to `actor`'s kind (all processes of that kind) under `cat`.
+    pub fn of_kind(&self, actor: Actor, cat: Category) -> Nanos {
+        self.by_kind[Self::kind_index(actor)][cat.index()]
     }
 
     /// Add everything `other` recorded.

@@ -409,3 +409,34 @@ fn policy_metrics_reach_the_output_and_stock_reports_none() {
     // No app of this run churns: no churn rounds are recorded.
     assert!(stock.churn_rounds.is_empty());
 }
+
+#[test]
+fn launch_split_parts_sum_to_the_latency_and_place_a_hook_stall() {
+    let stock = run(Box::new(framework::sim::StockFramework));
+    for l in &stock.launch_log {
+        let s = &l.split;
+        assert_eq!(s.sum() + s.other_ns, l.end - l.t, "{l:?}");
+        assert!(s.app_ns > 0, "{l:?}");
+    }
+    // A launch-start stall without CPU is `other` (it is not the app's work nor a fault).
+    struct Slow;
+    impl FrameworkHooks for Slow {
+        fn on_launch_start(&mut self, _k: &mut PolicyKernel, _app: &AppView, kind: LaunchKind) -> Stall {
+            match kind {
+                LaunchKind::Hot => Stall {
+                    ns: 50 * NS_PER_MS,
+                    psi_ns: 0,
+                },
+                LaunchKind::Cold => Stall::ZERO,
+            }
+        }
+    }
+    let slow = run(Box::new(Slow));
+    let hot = |o: &SimOutput| o.launch_log.iter().find(|l| l.hot).map(|l| l.split).unwrap();
+    let (a, b) = (hot(&stock), hot(&slow));
+    assert!(
+        b.other_ns >= a.other_ns + 50 * NS_PER_MS,
+        "stock {a:?}, slow {b:?}"
+    );
+    assert_eq!(a.app_ns, b.app_ns);
+}

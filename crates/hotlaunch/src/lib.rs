@@ -448,7 +448,8 @@ pub fn policy_result(policy: &str, out: &SimOutput) -> PolicyResult {
         per_app: out
             .per_app
             .iter()
-            .map(|a| AppResult {
+            .enumerate()
+            .map(|(i, a)| AppResult {
                 app: a.app.clone(),
                 launches_hot: a.launches_hot,
                 launches_cold: a.launches_cold,
@@ -456,6 +457,10 @@ pub fn policy_result(policy: &str, out: &SimOutput) -> PolicyResult {
                 kills: a.kills,
                 hot_launch_ms: LatencySummary::from_histogram(&a.hot_us, us),
                 cold_launch_ms: LatencySummary::from_histogram(&a.cold_us, us),
+                hot_launch_split_ms: out
+                    .hot_split(i)
+                    .map(|s| s.iter().map(|(n, v)| (n.to_string(), round3(v / 1e6))).collect())
+                    .unwrap_or_default(),
             })
             .collect(),
         hot_launch_cdf: cdf_from_histogram(&out.hot_us, us, 200),

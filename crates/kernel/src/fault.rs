@@ -368,6 +368,9 @@ impl Kernel {
         }
         self.cpu.charge(actor, Category::Fault, overhead);
         let own = overhead + io.cpu_total() + io.wait_ns;
+        if matches!(actor, Actor::AppMain(_)) {
+            self.vmstat.app_read_wait_ns += io.wait_ns;
+        }
         let start = now + stall.ns;
         stall.ns += own;
         stall.psi_ns += own;
@@ -473,6 +476,9 @@ impl Kernel {
         self.cpu.charge(actor, Category::Fault, cpu);
         let start = now + stall.ns;
         let own = cpu + wait;
+        if matches!(actor, Actor::AppMain(_)) {
+            self.vmstat.app_read_wait_ns += wait;
+        }
         stall.ns += own;
         // Only refaults of evicted file pages count as memory pressure, not first reads.
         if p.shadow != 0 {

@@ -186,6 +186,9 @@ pub struct VmStat {
     pub writeback_rescued: u64,
     /// Time reclaimers (direct reclaim and kswapd) waited for writeback to complete, ns.
     pub reclaim_throttle_ns: u64,
+    /// Time app main threads waited for flash reads in faults (file pages, swap-in from a flash
+    /// device or from zram writeback), ns: the I/O part of launch latency.
+    pub app_read_wait_ns: u64,
     /// Swap-in locality of relaunches (Ariadne §3 / Table 3, artifact `locality_check.py`):
     /// swap-in faults evaluated in windows of `LOCALITY_WINDOW`, and how many of them had the
     /// next slot (P2) or the next three slots (P4) of the same device in the same window.

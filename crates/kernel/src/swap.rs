@@ -117,6 +117,9 @@ pub struct BackendUsage {
 pub enum WritebackMode {
     Huge,
     Idle,
+    /// Idle chunks, those spanning the most pages first (a policy that stores its coldest data
+    /// in multi-page chunks writes that back before single-page and sub-page chunks).
+    IdleLargeFirst,
     HugeIdle,
     All,
 }

@@ -266,3 +266,63 @@ fn same_and_huge_pages_are_accounted_like_linux() {
         assert_eq!(z.load(&mut env, *hh).checksum, s.checksum(c));
     }
 }
+
+#[test]
+fn idle_large_first_writes_multi_page_chunks_before_single_pages() {
+    let mut store = ContentStore::new();
+    let r = store.append_synthetic(&SynthMix::default(), 64, 5);
+    let ids: Vec<ContentId> = (r.start..r.end).collect();
+    let fixed = |chunk_bytes| {
+        Box::new(FixedPlanner {
+            chunk_bytes,
+            codec: None,
+        })
+    };
+    let mut z = Zram::with_planner(
+        ZramConfig::new(1 << 30, Codec::Lz4),
+        CostTable::builtin(),
+        fixed(4096),
+    );
+    let mut flash = FlashDevice::new(100_000, 200_000, 2000.0, 1000.0);
+    let mut handles = Vec::new();
+    // Pages 0..4 in 4 KiB chunks first (earlier in pool order), then pages 4..8 in one 16 KiB chunk.
+    for (first, chunk) in [(0usize, 4096u32), (4, 16384)] {
+        z.set_planner(fixed(chunk));
+        let batch: Vec<SwapOutPage> = (first..first + 4)
+            .map(|i| SwapOutPage {
+                page: i as u32,
+                pid: 1,
+                content: ids[i],
+                tag: 0,
+            })
+            .collect();
+        let mut env = BackendEnv {
+            now: 0,
+            contents: &store,
+            cpu_factor: 1.0,
+            flash: &mut flash,
+        };
+        z.store(&mut env, &batch, &mut handles).expect("store fits");
+    }
+    z.mark_idle();
+    let mut env = BackendEnv {
+        now: 0,
+        contents: &store,
+        cpu_factor: 1.0,
+        flash: &mut flash,
+    };
+    z.writeback(&mut env, WritebackSelect::IdleLargeFirst, 4);
+    let from_flash: Vec<bool> = handles
+        .iter()
+        .map(|&h| {
+            let mut env = BackendEnv {
+                now: 0,
+                contents: &store,
+                cpu_factor: 1.0,
+                flash: &mut flash,
+            };
+            z.load(&mut env, h).cost.wait_ns > 0
+        })
+        .collect();
+    assert_eq!(from_flash, [false, false, false, false, true, true, true, true]);
+}

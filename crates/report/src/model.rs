@@ -481,6 +481,11 @@ pub struct AppResult {
     pub kills: u64,
     pub hot_launch_ms: LatencySummary,
     pub cold_launch_ms: LatencySummary,
+    /// Where this app's hot-launch time went, mean ms per hot launch by part (`app`, `fault`,
+    /// `decompress`, `flash`, `reclaim`, `gc`, `policy`, `other`; the parts sum to the mean
+    /// latency); empty without a hot launch.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub hot_launch_split_ms: BTreeMap<String, f64>,
 }
 
 /// Time series sampled during the run; all vectors have the length of `t_s`.

@@ -100,6 +100,7 @@ fn policy(rng: &mut Rng, name: &str, slow: f64, swap: bool, samples: usize, seco
             kills,
             hot_launch_ms: LatencySummary::from_histogram(&hot, 1000),
             cold_launch_ms: LatencySummary::from_histogram(&cold, 1000),
+            hot_launch_split_ms: Default::default(),
         });
     }
     let kills_total: u64 = kills_by_app.iter().sum();

@@ -16,6 +16,7 @@ impl Simulation {
         let ctx = context.min(self.apps[app].access.contexts().max(1) - 1);
         self.rt[app].context = ctx;
         let was_fg = self.foreground == Some(app);
+        self.launch_mark = SplitMark::read(&self.k);
         let end = if self.rt[app].pid.is_some() {
             if was_fg {
                 Some(now)
@@ -125,6 +126,7 @@ impl Simulation {
             app: app as u32,
             context: self.rt[app].context as u32,
             hot,
+            split: self.launch_mark.split(&self.k, end - t),
         });
     }
 

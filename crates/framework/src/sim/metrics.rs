@@ -111,6 +111,118 @@ pub struct LaunchRecord {
     /// Launch context (the app's access-model context).
     pub context: u32,
     pub hot: bool,
+    /// Where the launch's time went.
+    pub split: LaunchSplit,
+}
+
+/// Where a launch's time (request to first frame) went, ns: the launching main thread's CPU by
+/// category, its flash-read waits, and the rest (`other`: GC pauses it waited for, reclaim
+/// throttling and writeback waits, any stall without main-thread CPU). The parts sum to the
+/// launch latency. Main-thread CPU is told apart by actor kind only, which is exact because a
+/// launch runs to its first frame without another app's main thread running in between.
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, Eq)]
+pub struct LaunchSplit {
+    /// The app's own work (profile resume/init time).
+    pub app_ns: Nanos,
+    /// Fault handling outside (de)compression and I/O.
+    pub fault_ns: Nanos,
+    /// Decompression of swapped-in pages on the faulting thread.
+    pub decompress_ns: Nanos,
+    /// Waiting for flash reads (file pages, flash swap, zram writeback).
+    pub flash_ns: Nanos,
+    /// Direct reclaim (scan, compress, compaction) the launch's allocations triggered.
+    pub reclaim_ns: Nanos,
+    pub gc_ns: Nanos,
+    /// The policy's hooks, process creation and kills.
+    pub policy_ns: Nanos,
+    pub other_ns: Nanos,
+}
+
+/// The counters [`LaunchSplit`] is measured from, read when a launch starts.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct SplitMark {
+    cpu: [Nanos; Category::ALL.len()],
+    read_wait: Nanos,
+}
+
+impl SplitMark {
+    pub(super) fn read(k: &Kernel) -> Self {
+        SplitMark {
+            cpu: Category::ALL.map(|c| k.cpu.of_kind(Actor::AppMain(0), c)),
+            read_wait: k.vmstat.app_read_wait_ns,
+        }
+    }
+
+    /// The split of `wall` ns since this mark.
+    pub(super) fn split(&self, k: &Kernel, wall: Nanos) -> LaunchSplit {
+        let now = Self::read(k);
+        let d = |c: Category| now.cpu[c.index()] - self.cpu[c.index()];
+        let mut s = LaunchSplit {
+            app_ns: d(Category::App),
+            fault_ns: d(Category::Fault),
+            decompress_ns: d(Category::Decompress),
+            flash_ns: now.read_wait - self.read_wait,
+            reclaim_ns: d(Category::Reclaim) + d(Category::Compress) + d(Category::Compaction),
+            gc_ns: d(Category::Gc),
+            policy_ns: d(Category::Policy) + d(Category::Lifecycle),
+            other_ns: 0,
+        };
+        s.other_ns = wall.saturating_sub(s.sum());
+        s
+    }
+}
+
+impl LaunchSplit {
+    /// Sum of the measured parts (without `other`).
+    pub fn sum(&self) -> Nanos {
+        self.app_ns
+            + self.fault_ns
+            + self.decompress_ns
+            + self.flash_ns
+            + self.reclaim_ns
+            + self.gc_ns
+            + self.policy_ns
+    }
+
+    /// `(name, ns)` of every part, in a fixed order.
+    pub fn parts(&self) -> [(&'static str, f64); 8] {
+        [
+            ("app", self.app_ns as f64),
+            ("fault", self.fault_ns as f64),
+            ("decompress", self.decompress_ns as f64),
+            ("flash", self.flash_ns as f64),
+            ("reclaim", self.reclaim_ns as f64),
+            ("gc", self.gc_ns as f64),
+            ("policy", self.policy_ns as f64),
+            ("other", self.other_ns as f64),
+        ]
+    }
+
+    /// Every part times `f` (rounded down), e.g. a mean from a sum.
+    pub fn scaled(&self, f: f64) -> LaunchSplit {
+        let m = |x: Nanos| (x as f64 * f) as Nanos;
+        LaunchSplit {
+            app_ns: m(self.app_ns),
+            fault_ns: m(self.fault_ns),
+            decompress_ns: m(self.decompress_ns),
+            flash_ns: m(self.flash_ns),
+            reclaim_ns: m(self.reclaim_ns),
+            gc_ns: m(self.gc_ns),
+            policy_ns: m(self.policy_ns),
+            other_ns: m(self.other_ns),
+        }
+    }
+
+    pub fn add(&mut self, o: &LaunchSplit) {
+        self.app_ns += o.app_ns;
+        self.fault_ns += o.fault_ns;
+        self.decompress_ns += o.decompress_ns;
+        self.flash_ns += o.flash_ns;
+        self.reclaim_ns += o.reclaim_ns;
+        self.gc_ns += o.gc_ns;
+        self.policy_ns += o.policy_ns;
+        self.other_ns += o.other_ns;
+    }
 }
 
 /// One process death (observation only), with its reason's name (`KillReason::name`).
@@ -202,6 +314,17 @@ pub struct InvariantChecks {
 }
 
 impl SimOutput {
+    /// Mean split of app `app`'s hot launches (each part's mean, ns), `None` without one.
+    pub fn hot_split(&self, app: usize) -> Option<[(&'static str, f64); 8]> {
+        let mut sum = LaunchSplit::default();
+        let mut n = 0u64;
+        for l in self.launch_log.iter().filter(|l| l.hot && l.app as usize == app) {
+            sum.add(&l.split);
+            n += 1;
+        }
+        (n > 0).then(|| sum.parts().map(|(name, v)| (name, v / n as f64)))
+    }
+
     pub fn cached_max(&self) -> u32 {
         self.samples.iter().map(|s| s.cached_apps).max().unwrap_or(0)
     }

@@ -324,6 +324,8 @@ pub struct Simulation {
     app_compactions: u64,
     gcs: Vec<GcRecord>,
     launch_log: Vec<LaunchRecord>,
+    /// Counters at the start of the current launch (for its [`LaunchSplit`]).
+    launch_mark: SplitMark,
     kill_log: Vec<KillRecord>,
     end: Nanos,
     io: io::IoState,
@@ -430,6 +432,7 @@ impl Simulation {
         let end = actions.iter().map(|a| a.at()).max().unwrap_or(0).max(end);
         q.push(0, Ev::LmkdPoll);
         q.push(0, Ev::Sample);
+        let launch_mark = SplitMark::read(&k);
         Ok(Simulation {
             k,
             lmkd: Lmkd::new(cfg.lmkd.clone()),
@@ -461,6 +464,7 @@ impl Simulation {
             io: io::IoState::default(),
             gcs: Vec::new(),
             launch_log: Vec::new(),
+            launch_mark,
             kill_log: Vec::new(),
             end,
             checks: Default::default(),

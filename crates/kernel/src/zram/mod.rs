@@ -756,6 +756,7 @@ impl SwapBackend for Zram {
                 let select = match mode {
                     WritebackMode::Huge => WritebackSelect::Huge,
                     WritebackMode::Idle => WritebackSelect::Idle,
+                    WritebackMode::IdleLargeFirst => WritebackSelect::IdleLargeFirst,
                     WritebackMode::HugeIdle => WritebackSelect::HugeIdle,
                     WritebackMode::All => WritebackSelect::All,
                 };

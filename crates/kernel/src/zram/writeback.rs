@@ -12,6 +12,8 @@ use content::{checksum, PAGE_SIZE};
 pub enum WritebackSelect<'a> {
     Huge,
     Idle,
+    /// Idle chunks, most pages first (stable: pool order among equals).
+    IdleLargeFirst,
     HugeIdle,
     All,
     /// The chunks holding these handles (`page_index=N`).
@@ -46,13 +48,17 @@ impl Zram {
                     let Some(c) = c else { continue };
                     let pick = match select {
                         WritebackSelect::Huge => c.raw,
-                        WritebackSelect::Idle => c.idle,
+                        WritebackSelect::Idle | WritebackSelect::IdleLargeFirst => c.idle,
                         WritebackSelect::HugeIdle => c.raw && c.idle,
                         _ => true,
                     };
                     if pick {
                         chosen.push(i as u32);
                     }
+                }
+                if matches!(select, WritebackSelect::IdleLargeFirst) {
+                    let len = |i: &u32| self.chunks[*i as usize].as_ref().map_or(0, |c| c.pages.len);
+                    chosen.sort_by_key(|i| std::cmp::Reverse(len(i)));
                 }
             }
         }

@@ -125,7 +125,8 @@ impl FrameworkHooks for Lifecycle {
             });
             anon.truncate(s.cfg.hot_list_pages);
             let old = std::mem::take(&mut s.app(app.app).hot);
-            if kind == LaunchKind::Hot && !old.is_empty() && !sorted.is_empty() {
+            let scored = s.app(app.app).hot_from_relaunch;
+            if kind == LaunchKind::Hot && scored && !old.is_empty() && !sorted.is_empty() {
                 let mut h = old.clone();
                 h.sort_unstable();
                 let both = common(&h, &sorted) as f64;
@@ -164,6 +165,7 @@ impl FrameworkHooks for Lifecycle {
             let unlock = runs(&old);
             let e = s.app(app.app);
             e.hot = anon;
+            e.hot_from_relaunch = kind == LaunchKind::Hot;
             e.pid = pid;
             s.launching = None;
             s.launch_faults.clear();
@@ -216,6 +218,7 @@ impl FrameworkHooks for Lifecycle {
             let e = s.app(app);
             e.pid = 0;
             e.hot.clear();
+            e.hot_from_relaunch = false;
         });
     }
 
@@ -233,11 +236,12 @@ impl FrameworkHooks for Lifecycle {
             (due, s.cfg.writeback_period, s.cfg.writeback_max_pages)
         });
         if due {
-            // Chunks not loaded since the last marking (a whole period) go to flash compressed.
+            // Chunks not loaded since the last marking (a whole period) go to flash compressed,
+            // multi-page (cold, AdaptiveComp) chunks first: cold data leaves DRAM first (§4.2).
             k.swap_maintenance(
                 0,
                 SwapMaintenance::Writeback {
-                    mode: WritebackMode::Idle,
+                    mode: WritebackMode::IdleLargeFirst,
                     max_pages: max,
                 },
             );

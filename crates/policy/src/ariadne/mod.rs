@@ -29,8 +29,10 @@
 //!   ordinary page rather than being re-compressed; reclaim takes it like any other).
 //! - **Compressed writeback** (§4.1/§4.2, `Lifecycle::on_timer`): every `writeback_period_s`,
 //!   when zram holds more than `writeback_at` of its capacity, chunks idle for a whole period
-//!   (not loaded since the last idle marking; HotnessOrg stores cold data first, so these are
-//!   mostly cold chunks) are written to flash still compressed (`writeback_compressed`: blocks
+//!   (not loaded since the last idle marking) are written to flash still compressed, the
+//!   multi-page chunks (AdaptiveComp's cold data) first, so cold data leaves DRAM before warm
+//!   and hot data (§4.2: "cold data is swapped out first"; an idle warm chunk of an app not used
+//!   for a period would otherwise go as early, and its relaunch would read it from flash) (`writeback_compressed`: blocks
 //!   of the compressed size, decompressed on load), at most `writeback_max_mib` per period.
 //! - **EHL / AL** (§5): `exclude_hot = true` never compresses a hot page (EHL): the hot list is
 //!   mlocked from the launch that made it hot until it is demoted, so neither reclaim nor the

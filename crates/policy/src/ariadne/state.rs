@@ -73,7 +73,8 @@ impl Cfg {
 /// What a run measured (read by `reproduce ariadne` through [`super::Ariadne::stats`]).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Stats {
-    /// Relaunches with a previous hot list (the denominator of coverage and accuracy).
+    /// Relaunches whose hot list was made by the previous relaunch (the denominator of coverage
+    /// and accuracy; a relaunch after the cold launch is not scored).
     pub relaunches: u64,
     /// Σ per relaunch |hot list ∩ touched| / |touched anon| (coverage).
     pub coverage_sum: f64,
@@ -161,6 +162,9 @@ pub(crate) struct State {
 pub(crate) struct AppEntry {
     pub pid: Pid,
     pub hot: Vec<PageIdx>,
+    /// `hot` was made by a relaunch (not the cold launch's start footprint): only such lists are
+    /// scored (the artifact's hot round uses the previous round's relaunch log).
+    pub hot_from_relaunch: bool,
     /// Last time it left or entered the foreground (app LRU).
     pub last_used: Nanos,
 }
