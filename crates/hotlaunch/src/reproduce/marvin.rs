@@ -7,7 +7,7 @@
 //! did (completion = max(start, previous completion) + the round's stall), so a thrashing app falls
 //! behind and goes inactive.
 
-use super::{find, run_scenario, status, Check, CheckList};
+use super::{status, Check, CheckList};
 use anyhow::Context;
 use framework::sim::{ChurnRound, SimOutput};
 use std::collections::BTreeMap;
@@ -39,8 +39,8 @@ const QUICK_APPS: usize = 16;
 /// Seconds between instances in quick runs (the paper: 10 min).
 const QUICK_USE_S: f64 = 60.0;
 
-/// A built-in Marvin scenario; `quick` keeps [`QUICK_APPS`] instances of the launch-one-more
-/// scenarios, [`QUICK_USE_S`] apart, and caps other workloads' repetitions (the reclaim scenario,
+/// A built-in scenario; `quick` keeps [`QUICK_APPS`] instances of the §8.3 launch-one-more
+/// scenarios, [`QUICK_USE_S`] apart, and shrinks the others as every group does (the reclaim scenario,
 /// a few CPU-seconds, runs whole: with fewer apps memory never gets tight).
 fn load(name: &str, quick: bool) -> anyhow::Result<Scenario> {
     let mut sc = Scenario::builtin(name)?;
@@ -48,7 +48,7 @@ fn load(name: &str, quick: bool) -> anyhow::Result<Scenario> {
         return Ok(sc);
     }
     match &mut sc.workload {
-        WorkloadSpec::LaunchOneMore { order, params, .. } => {
+        WorkloadSpec::LaunchOneMore { order, params, .. } if name.starts_with("marvin-8.3") => {
             sc.apps.truncate(QUICK_APPS);
             order.clear();
             params.use_s = params.use_s.min(QUICK_USE_S);
@@ -76,6 +76,7 @@ struct Run {
     alive_end: u32,
     simulated: u64,
     alive_peak: u32,
+    cached_peak: u32,
     kills: BTreeMap<&'static str, u64>,
     policy_metrics: BTreeMap<String, f64>,
     alloc_ms: Vec<f64>,
@@ -96,6 +97,7 @@ impl Run {
             alive_end: o.samples.last().map_or(0, |s| s.alive_apps),
             simulated: o.simulated,
             alive_peak: o.alive_peak,
+            cached_peak: o.cached_peak,
             kills: o.kills.clone(),
             policy_metrics: o.policy_metrics.clone(),
             alloc_ms: o.alloc_ms.clone(),
@@ -506,10 +508,10 @@ fn interposition(quick: bool) -> anyhow::Result<Check> {
 /// a 1 KiB stub threshold as the Fleet paper ran it).
 fn small_objects(quick: bool) -> anyhow::Result<Check> {
     let peaks = |size: u32| -> anyhow::Result<(u32, u32)> {
-        let runs = run_scenario(&format!("fleet-7.1-synthetic-{size}"), quick)?;
+        let runs = run(&format!("fleet-7.1-synthetic-{size}"), quick)?;
         Ok((
-            find(&runs, super::fleet::MARVIN_1K)?.cached_peak,
-            find(&runs, "fleet")?.cached_peak,
+            get(&runs, super::fleet::MARVIN_1K)?.cached_peak,
+            get(&runs, "fleet")?.cached_peak,
         ))
     };
     let (m512, f512) = peaks(512)?;
