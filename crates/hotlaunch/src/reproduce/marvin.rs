@@ -7,12 +7,12 @@
 //! did (completion = max(start, previous completion) + the round's stall), so a thrashing app falls
 //! behind and goes inactive.
 
-use super::{find, run_loaded_scenario, run_scenario, status, Check, CheckList};
+use super::{status, Check, CheckList};
+use anyhow::Context;
 use framework::sim::{ChurnRound, SimOutput};
-use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::rc::Rc;
-use workload::scenario::{Scenario, ScriptAction, WorkloadSpec};
+use std::sync::{Arc, Mutex};
+use workload::scenario::{Scenario, WorkloadSpec};
 
 pub(super) fn checks() -> CheckList {
     vec![
@@ -33,60 +33,127 @@ const S: u64 = 1_000_000_000;
 /// Inactive after 20 s without a completed round (marvin-code INACTIVE_TIMEOUT).
 const INACTIVE_NS: u64 = 20 * S;
 
-/// A built-in Marvin scenario; `quick` keeps the first three app instances and short phases.
+/// App instances the quick launch-one-more runs keep: past stock Android's ~10 (Marvin §8.3), so
+/// memory gets tight and the rows measure something (3 instances never did: no kills).
+const QUICK_APPS: usize = 16;
+/// Seconds between instances in quick runs (the paper: 10 min).
+const QUICK_USE_S: f64 = 60.0;
+
+/// A built-in scenario; `quick` keeps [`QUICK_APPS`] instances of the §8.3 launch-one-more
+/// scenarios, [`QUICK_USE_S`] apart, and shrinks the others as every group does (the reclaim scenario,
+/// a few CPU-seconds, runs whole: with fewer apps memory never gets tight).
 fn load(name: &str, quick: bool) -> anyhow::Result<Scenario> {
     let mut sc = Scenario::builtin(name)?;
     if !quick {
         return Ok(sc);
     }
     match &mut sc.workload {
-        WorkloadSpec::LaunchOneMore { order, params, .. } => {
-            sc.apps.truncate(3);
+        WorkloadSpec::LaunchOneMore { order, params, .. } if name.starts_with("marvin-8.3") => {
+            sc.apps.truncate(QUICK_APPS);
             order.clear();
-            params.use_s = params.use_s.min(60.0);
-        }
-        WorkloadSpec::Script { events, .. } => {
-            // Keep the events of the first three array-app instances; shorter waits.
-            let keep = |a: &str| !a.contains('#') || a.ends_with("#2") || a.ends_with("#3");
-            events.retain(|e| match &e.kind {
-                ScriptAction::Launch { app, .. } | ScriptAction::Kill { app, .. } => keep(app),
-                ScriptAction::Alloc { app, .. } => app.as_deref().is_none_or(keep),
-                _ => true,
-            });
-            for e in events.iter_mut() {
-                if let ScriptAction::Launch { use_s, .. } = &mut e.kind {
-                    *use_s = use_s.min(45.0);
-                }
-            }
+            params.use_s = params.use_s.min(QUICK_USE_S);
         }
         _ => super::shrink(&mut sc.workload),
     }
     Ok(sc)
 }
 
-type Runs = Rc<Vec<(String, SimOutput)>>;
-
-thread_local! {
-    /// Several rows read the same scenario's runs: run each (scenario, quick) once per thread.
-    static CACHE: RefCell<BTreeMap<(String, bool), Runs>> = const { RefCell::new(BTreeMap::new()) };
-}
-
-fn cached(
-    name: &str,
-    quick: bool,
-    f: impl FnOnce() -> anyhow::Result<Vec<(String, SimOutput)>>,
-) -> anyhow::Result<Runs> {
-    let key = (name.to_string(), quick);
-    if let Some(r) = CACHE.with(|c| c.borrow().get(&key).cloned()) {
-        return Ok(r);
+/// What a quick launch-one-more row ran, for its printed line.
+fn quick_note(quick: bool) -> String {
+    if quick {
+        format!(" [quick: {QUICK_APPS} instances {QUICK_USE_S:.0} s apart]")
+    } else {
+        String::new()
     }
-    let r = Rc::new(f()?);
-    CACHE.with(|c| c.borrow_mut().insert(key, r.clone()));
-    Ok(r)
 }
+
+/// What the rows read of one run: the figures, not the run's kernel (a whole `SimOutput` holds
+/// the kernel's page tables and content store, hundreds of MB per run; caching those made the
+/// quick group peak at 4.5 GB).
+struct Run {
+    churn_rounds: Vec<ChurnRound>,
+    /// Live apps at the last sample.
+    alive_end: u32,
+    simulated: u64,
+    alive_peak: u32,
+    cached_peak: u32,
+    kills: BTreeMap<&'static str, u64>,
+    policy_metrics: BTreeMap<String, f64>,
+    alloc_ms: Vec<f64>,
+    /// Pages reclaimed (kswapd + direct) and the kernel's Reclaim CPU for them, ns.
+    pgsteal: u64,
+    reclaim_ns: u64,
+    app_cpu_ns: u64,
+    app_names: Vec<String>,
+    /// (app index, ms) of every hot launch, in launch order.
+    hot_launches: Vec<(usize, f64)>,
+}
+
+impl Run {
+    fn of(o: &SimOutput) -> Self {
+        let v = &o.kernel.vmstat;
+        Run {
+            churn_rounds: o.churn_rounds.clone(),
+            alive_end: o.samples.last().map_or(0, |s| s.alive_apps),
+            simulated: o.simulated,
+            alive_peak: o.alive_peak,
+            cached_peak: o.cached_peak,
+            kills: o.kills.clone(),
+            policy_metrics: o.policy_metrics.clone(),
+            alloc_ms: o.alloc_ms.clone(),
+            pgsteal: v.pgsteal_kswapd + v.pgsteal_direct,
+            reclaim_ns: o.kernel.cpu.by_category(engine::Category::Reclaim),
+            app_cpu_ns: o.kernel.cpu.by_category(engine::Category::App),
+            app_names: o.per_app.iter().map(|a| a.app.clone()).collect(),
+            hot_launches: o
+                .launch_log
+                .iter()
+                .filter(|l| l.hot)
+                .map(|l| (l.app as usize, (l.end - l.t) as f64 / 1e6))
+                .collect(),
+        }
+    }
+}
+
+type Runs = Arc<Vec<(String, Run)>>;
+
+/// Several rows read the same scenario's runs: run each (scenario, quick) once per process.
+static CACHE: Mutex<BTreeMap<(String, bool), Runs>> = Mutex::new(BTreeMap::new());
 
 fn run(name: &str, quick: bool) -> anyhow::Result<Runs> {
-    cached(name, quick, || run_loaded_scenario(load(name, quick)?))
+    let key = (name.to_string(), quick);
+    if let Some(r) = CACHE.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return Ok(r.clone());
+    }
+    let mut runs = Vec::new();
+    let sc = load(name, quick)?;
+    // One run at a time: only its figures are kept.
+    let r = sc.resolve()?;
+    let spec = crate::RunSpec::from_scenario(&r);
+    for p in crate::plan_runs(&r, &[])? {
+        let out = crate::run_policy(
+            &spec.for_plan(&p),
+            p.policy.as_ref(),
+            &p.params,
+            p.swap,
+            |_, _| {},
+        )
+        .with_context(|| format!("scenario {name}, run {}", p.label))?;
+        runs.push((p.label.clone(), Run::of(&out)));
+    }
+    let runs = Arc::new(runs);
+    CACHE
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(key, runs.clone());
+    Ok(runs)
+}
+
+fn get<'a>(runs: &'a [(String, Run)], label: &str) -> anyhow::Result<&'a Run> {
+    runs.iter()
+        .find(|(l, _)| l == label)
+        .map(|(_, r)| r)
+        .ok_or_else(|| anyhow::anyhow!("no run labelled `{label}`"))
 }
 
 /// Completion times of each app's rounds on a serialised main thread.
@@ -119,7 +186,7 @@ fn active_at(c: &[(u64, u32)], t: u64) -> usize {
 }
 
 /// Most concurrently active apps over the run.
-fn active_max(out: &SimOutput) -> usize {
+fn active_max(out: &Run) -> usize {
     let c = completions(&out.churn_rounds);
     let mut best = 0;
     let mut lo = 0;
@@ -141,8 +208,8 @@ fn active_max(out: &SimOutput) -> usize {
 }
 
 /// Share of live apps that are inactive at the end of the run.
-fn inactive_share_at_end(out: &SimOutput) -> f64 {
-    let alive = out.samples.last().map_or(0, |s| s.alive_apps) as f64;
+fn inactive_share_at_end(out: &Run) -> f64 {
+    let alive = out.alive_end as f64;
     let c = completions(&out.churn_rounds);
     let active = active_at(&c, out.simulated) as f64;
     if alive == 0.0 {
@@ -152,35 +219,36 @@ fn inactive_share_at_end(out: &SimOutput) -> f64 {
     }
 }
 
-fn metric(out: &SimOutput, k: &str) -> f64 {
+fn metric(out: &Run, k: &str) -> f64 {
     out.policy_metrics.get(k).copied().unwrap_or(f64::NAN)
 }
 
-fn summary(label: &str, out: &SimOutput) -> String {
+fn summary(label: &str, out: &Run) -> String {
     format!(
         "{label}: {} active (alive peak {}, kills {})",
         active_max(out),
         out.alive_peak,
-        out.kills.values().sum::<u64>()
+        lmkd_kills(out)
     )
 }
 
 /// #1: active apps, 4 KiB arrays: Marvin 27 vs Android 10.
 fn active_4k(quick: bool) -> anyhow::Result<Check> {
     let runs = run("marvin-8.3-active", quick)?;
-    let a = find(&runs, "android")?;
-    let m = find(&runs, "marvin")?;
+    let a = get(&runs, "android")?;
+    let m = get(&runs, "marvin")?;
     let ratio = active_max(m) as f64 / active_max(a).max(1) as f64;
     Ok(Check {
         check: "#1 active apps, 220 MB 4 KiB-array apps, one more every 10 min (Pixel XL)".into(),
         paper: "Marvin §8.3: Marvin 27 vs Android 10 (>2x)".into(),
         simulated: format!(
-            "{}; {}; ratio {ratio:.2}; saved {:.0} MB, reclaimed {:.0} MB, object faults {}",
+            "{}; {}; ratio {ratio:.2}; saved {:.0} MB, reclaimed {:.0} MB, object faults {}{}",
             summary("android", a),
             summary("marvin", m),
             metric(m, "marvin.saved_mb"),
             metric(m, "marvin.reclaimed_mb"),
             metric(m, "marvin.object_faults"),
+            quick_note(quick),
         ),
         tolerance: "Marvin/Android in [2.0, 3.2]".into(),
         status: status((2.0..=3.2).contains(&ratio)),
@@ -190,18 +258,19 @@ fn active_4k(quick: bool) -> anyhow::Result<Check> {
 /// #2: the 4 KiB / 1 MiB mix: Marvin 30, Android+swap briefly 20, Android 10.
 fn active_mix(quick: bool) -> anyhow::Result<Check> {
     let runs = run("marvin-8.3-mix", quick)?;
-    let a = find(&runs, "android")?;
-    let w = find(&runs, "swap-file")?;
-    let m = find(&runs, "marvin")?;
+    let a = get(&runs, "android")?;
+    let w = get(&runs, "swap-file")?;
+    let m = get(&runs, "marvin")?;
     let ratio = active_max(m) as f64 / active_max(w).max(1) as f64;
     Ok(Check {
         check: "#2 active apps, 4 KiB / 1 MiB mix".into(),
         paper: "Marvin §8.3: Marvin 30; Android+swap briefly 20; Android 10".into(),
         simulated: format!(
-            "{}; {}; {}; Marvin/swap {ratio:.2}",
+            "{}; {}; {}; Marvin/swap {ratio:.2}{}",
             summary("android", a),
             summary("swap-file", w),
-            summary("marvin", m)
+            summary("marvin", m),
+            quick_note(quick)
         ),
         tolerance: "Marvin/Android+swap in [1.3, 1.8]".into(),
         status: status((1.3..=1.8).contains(&ratio)),
@@ -211,58 +280,99 @@ fn active_mix(quick: bool) -> anyhow::Result<Check> {
 /// #3: Android + swap file, 4 KiB: briefly 13; most apps inactive by the end.
 fn swap_file(quick: bool) -> anyhow::Result<Check> {
     let runs = run("marvin-8.3-active", quick)?;
-    let w = find(&runs, "swap-file")?;
-    let m = find(&runs, "marvin")?;
+    let w = get(&runs, "swap-file")?;
+    let m = get(&runs, "marvin")?;
     let ratio = active_max(m) as f64 / active_max(w).max(1) as f64;
     let share = inactive_share_at_end(w);
     Ok(Check {
         check: "#3 Android + flash swap file vs Marvin, 4 KiB arrays".into(),
         paper: "Marvin §8.3: Android+swap briefly 13 active; most apps inactive (thrashing)".into(),
         simulated: format!(
-            "{}; {}; Marvin/swap {ratio:.2}; swap-file inactive share at end {:.0}%",
+            "{}; {}; Marvin/swap {ratio:.2}; swap-file inactive share at end {:.0}%{}",
             summary("swap-file", w),
             summary("marvin", m),
-            share * 100.0
+            share * 100.0,
+            quick_note(quick)
         ),
         tolerance: "Marvin/Android+swap in [1.7, 2.5] and inactive share > 50%".into(),
         status: status((1.7..=2.5).contains(&ratio) && share > 0.5),
     })
 }
 
-/// Reclaim times (250 MB, 500 MB) in ms: allocation under pressure minus the same allocation
-/// with free memory.
-fn reclaim_ms(out: &SimOutput) -> (f64, f64) {
+/// Reclaim times (250 MB, 500 MB) in ms: the kernel's reclaim work for that many pages at the
+/// run's measured cost per reclaimed page (Reclaim CPU / pages stolen; in this scenario nearly
+/// every page comes from Marvin's shrinker: clean saved objects, an unmap each, no I/O). The
+/// paper times the same operation (madvise of saved objects). `Err(cause)` when the run did not
+/// measure it: Marvin's shrinker was never asked (memory never got tight).
+fn reclaim_ms(out: &Run) -> Result<(f64, f64), String> {
+    let shrunk = metric(out, "marvin.shrinker_reclaimed_mb");
+    if shrunk.is_nan() || shrunk <= 0.0 {
+        return Err("memory never got tight: Marvin's shrinker reclaimed nothing".into());
+    }
+    let ms_per_mb = out.reclaim_ns as f64 / out.pgsteal.max(1) as f64 * 256.0 / 1e6;
+    Ok((250.0 * ms_per_mb, 500.0 * ms_per_mb))
+}
+
+/// Extra time the allocations took under pressure (under pressure − with free memory), ms.
+fn alloc_stall_ms(out: &Run) -> Option<(f64, f64)> {
     let a = &out.alloc_ms;
-    let g = |i: usize| a.get(i).copied().unwrap_or(f64::NAN);
-    (g(2) - g(0), g(3) - g(1))
+    (a.len() >= 4).then(|| (a[2] - a[0], a[3] - a[1]))
 }
 
 /// #4: 250 MB in 52 ms, 500 MB in 108 ms.
 fn reclaim_latency(quick: bool) -> anyhow::Result<Check> {
     let runs = run("marvin-8.2-reclaim", quick)?;
     let m = &runs[0].1;
-    let (r250, r500) = reclaim_ms(m);
-    let lin = r500 / r250;
-    let ok = (26.0..=104.0).contains(&r250) && (54.0..=216.0).contains(&r500) && (1.4..=2.8).contains(&lin);
+    let stall = match alloc_stall_ms(m) {
+        Some((a, b)) => format!("allocation stall under pressure {a:.0} / {b:.0} ms (kswapd keeps ahead)"),
+        None => format!("{} of the 4 allocations ran", m.alloc_ms.len()),
+    };
+    let detail = format!(
+        "{stall}; shrinker reclaimed {:.0} MB in {:.0} calls, lmkd kills {}",
+        metric(m, "marvin.shrinker_reclaimed_mb"),
+        metric(m, "marvin.shrinker_calls"),
+        lmkd_kills(m)
+    );
+    let (simulated, ok) = match reclaim_ms(m) {
+        Ok((r250, r500)) => {
+            let ok = (26.0..=104.0).contains(&r250) && (54.0..=216.0).contains(&r500);
+            // Why it misses when it does: the per-page cost is the device profile's reclaim
+            // scan + unmap estimate (x86 figures scaled by speed_factor), not a Marvin figure.
+            let us_page = r250 * 1000.0 / (250.0 * 256.0);
+            let cause = if ok {
+                String::new()
+            } else {
+                format!(" (GAP cause: the device's reclaim scan + unmap estimates give {us_page:.2} us/page; the paper's 52 ms is ~0.8 us/page)")
+            };
+            (
+                format!("reclaim work 250 MB {r250:.0} ms, 500 MB {r500:.0} ms (per page, linear){cause}; {detail}"),
+                ok,
+            )
+        }
+        Err(cause) => (format!("not measured: {cause}; {detail}"), false),
+    };
     Ok(Check {
-        check: "#4 reclamation latency from background Marvin apps (alloc under pressure - free)".into(),
+        check: "#4 reclamation latency from background Marvin apps (kernel reclaim work under pressure)"
+            .into(),
         paper: "Marvin §8.2 Fig. 6: 250 MB in 52 ms, 500 MB in 108 ms".into(),
-        simulated: format!(
-            "250 MB {r250:.0} ms, 500 MB {r500:.0} ms (x{lin:.2}); allocs {:?} ms; shrinker reclaimed {:.0} MB, kills {}",
-            m.alloc_ms.iter().map(|x| x.round()).collect::<Vec<_>>(),
-            metric(m, "marvin.shrinker_reclaimed_mb"),
-            m.kills.values().sum::<u64>()
-        ),
-        tolerance: "each within ×/÷ 2, 500/250 in [1.4, 2.8] (linear)".into(),
+        simulated,
+        tolerance: "each within ×/÷ 2 (linear by construction: one cost per page)".into(),
         status: status(ok),
     })
 }
 
+/// Kills by the low-memory killer (not the script's own force-stops, reason "user").
+fn lmkd_kills(out: &Run) -> u64 {
+    out.kills
+        .iter()
+        .filter(|(r, _)| **r != "user")
+        .map(|(_, n)| n)
+        .sum()
+}
+
 /// Android + swap file: 512 MB under pressure (the baseline's Fig. 3 scenario), ms.
 fn swap_alloc(quick: bool) -> anyhow::Result<(f64, f64)> {
-    let runs = cached("marvin-fig3-alloc", quick, || {
-        run_scenario("marvin-fig3-alloc", quick)
-    })?;
+    let runs = run("marvin-fig3-alloc", quick)?;
     let a = &runs[0].1.alloc_ms;
     Ok((
         a.first().copied().unwrap_or(f64::NAN),
@@ -290,14 +400,26 @@ fn alloc_pressure(quick: bool) -> anyhow::Result<Check> {
 fn versus_swap(quick: bool) -> anyhow::Result<Check> {
     let (_, pressure) = swap_alloc(quick)?;
     let runs = run("marvin-8.2-reclaim", quick)?;
-    let (_, r500) = reclaim_ms(&runs[0].1);
-    let ratio = pressure / r500;
+    let (simulated, ok) = match reclaim_ms(&runs[0].1) {
+        Ok((_, r500)) if r500 > 0.0 => {
+            let ratio = pressure / r500;
+            (
+                format!("{:.2} s / {r500:.0} ms = {ratio:.0}x", pressure / 1000.0),
+                ratio >= 30.0,
+            )
+        }
+        Ok((_, r500)) => (
+            format!("not measured: Marvin's 500 MB reclaim took {r500:.0} ms"),
+            false,
+        ),
+        Err(cause) => (format!("not measured: row #4 {cause}"), false),
+    };
     Ok(Check {
         check: "#6 Android+swap allocation under pressure vs Marvin reclaim (500 MB)".into(),
         paper: "Marvin §8.2: over 60x faster (~8 s / 108 ms)".into(),
-        simulated: format!("{:.2} s / {r500:.0} ms = {ratio:.0}x", pressure / 1000.0),
+        simulated,
         tolerance: ">= 30x".into(),
-        status: status(r500 > 0.0 && ratio.is_finite() && ratio >= 30.0),
+        status: status(ok),
     })
 }
 
@@ -309,21 +431,16 @@ fn eager_restore(quick: bool) -> anyhow::Result<Check> {
     // app i in the launch log restored `marvin.app{i}.restore{k}_mb`. The scenario relaunches
     // each app once more a few seconds later (little to restore), so the points span X.
     let pts: Vec<(f64, f64)> = m
-        .per_app
+        .app_names
         .iter()
         .enumerate()
-        .filter(|(_, a)| a.app.starts_with("Marvin4KBuckets"))
+        .filter(|(_, a)| a.starts_with("Marvin4KBuckets"))
         .flat_map(|(i, _)| {
-            m.launch_log
+            m.hot_launches
                 .iter()
-                .filter(move |l| l.hot && l.app as usize == i)
+                .filter(move |l| l.0 == i)
                 .enumerate()
-                .map(move |(k, l)| {
-                    (
-                        metric(m, &format!("marvin.app{i}.restore{k}_mb")),
-                        (l.end - l.t) as f64 / 1e6,
-                    )
-                })
+                .map(move |(k, l)| (metric(m, &format!("marvin.app{i}.restore{k}_mb")), l.1))
         })
         .filter(|(x, _)| x.is_finite())
         .collect();
@@ -371,7 +488,7 @@ fn interposition(quick: bool) -> anyhow::Result<Check> {
     let runs = run("marvin-8.2-reclaim", quick)?;
     let m = &runs[0].1;
     let barrier_ms = metric(m, "marvin.barrier_accesses") * barrier_ns / 1e6;
-    let app_ms = m.kernel.cpu.by_category(engine::Category::App) as f64 / 1e6;
+    let app_ms = m.app_cpu_ns as f64 / 1e6;
     let share = barrier_ms / (app_ms - barrier_ms).max(1e-9) * 100.0;
     let ok = (5.0..=20.0).contains(&at(0.01)) && (200.0..=500.0).contains(&at(0.40)) && share <= 20.0;
     Ok(Check {
@@ -391,10 +508,10 @@ fn interposition(quick: bool) -> anyhow::Result<Check> {
 /// a 1 KiB stub threshold as the Fleet paper ran it).
 fn small_objects(quick: bool) -> anyhow::Result<Check> {
     let peaks = |size: u32| -> anyhow::Result<(u32, u32)> {
-        let runs = run_scenario(&format!("fleet-7.1-synthetic-{size}"), quick)?;
+        let runs = run(&format!("fleet-7.1-synthetic-{size}"), quick)?;
         Ok((
-            find(&runs, super::fleet::MARVIN_1K)?.cached_peak,
-            find(&runs, "fleet")?.cached_peak,
+            get(&runs, super::fleet::MARVIN_1K)?.cached_peak,
+            get(&runs, "fleet")?.cached_peak,
         ))
     };
     let (m512, f512) = peaks(512)?;
@@ -426,4 +543,23 @@ fn hot_launch_tails(quick: bool) -> anyhow::Result<Check> {
         tolerance: "Marvin P90 >= 2x Fleet P90".into(),
         status: status(t.p90 >= 2.0),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    /// Row #4 times a reclaim the kernel asked for: memory gets tight, Marvin's shrinker drops
+    /// saved objects (lmkd kills none) and both reclaim times are positive (quick = full here).
+    #[test]
+    fn reclaim_row_measures_the_shrinker() {
+        let runs = super::run("marvin-8.2-reclaim", true).unwrap();
+        let m = &runs[0].1;
+        assert!(super::metric(m, "marvin.shrinker_reclaimed_mb") > 500.0);
+        assert_eq!(super::lmkd_kills(m), 0, "{:?}", m.kills);
+        assert!(m.pgsteal > 0 && m.reclaim_ns > 0);
+        let (r250, r500) = super::reclaim_ms(m).unwrap();
+        assert!(r250 > 0.0 && (r500 / r250 - 2.0).abs() < 1e-9, "{r250} {r500}");
+        let row = super::reclaim_latency(true).unwrap();
+        eprintln!("{}", row.simulated);
+        assert!(!row.simulated.contains("NaN") && !row.simulated.contains("inf"));
+    }
 }

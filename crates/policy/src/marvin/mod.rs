@@ -44,6 +44,7 @@
 //!   `reclaim_at_stub_round`, after a stub round's WriteTask every clean saved object is dropped
 //!   at once (`madvise(PAGEOUT)` of swap-cached pages: an unmap, no I/O), before any pressure.
 //!   Its cost is GC-thread time here (the prototype's is inside the stop-the-world pause).
+//!   `marvin-8.2-reclaim` turns it off: there the kernel must ask (the shrinker) for the memory.
 //! - **Swap files**: one flash swap device of `swap_files_mb` (8 GiB, an estimate: per-app files
 //!   on `/data`, whose size the paper does not give) holds every app's file.
 //! - **Interposition cost** (§5.3, §8.4): every app object access pays `barrier_ns` on the
