@@ -111,7 +111,7 @@ fn latency_grows_with_the_number_of_blocks_not_only_the_bytes() {
         small.latency_ns,
         big.latency_ns
     );
-    // 3.10+ clears on free, so the fresh buffer's latency is its blocks only.
+    // Clearing happens on free, so the fresh buffer's latency is its blocks only.
     assert_eq!(
         big.latency_ns,
         big.blocks.len() as u64 * fresh.params.minor_fault_ns

@@ -51,7 +51,7 @@ use framework::FrameworkHooks;
 use kernel::buddy::BuddyAllocator;
 use kernel::hooks::{AllocPurpose, KernelHooks, PlacementHook};
 use kernel::types::{MigrateType, PageKind, Pfn, Pid, ProcClass, NIL};
-use state::{State, CACHE, SERVICE, SHARED, VMALLOC};
+use state::{State, CACHE, SERVICE, SHARED, SPECIAL, VMALLOC};
 
 /// The `regions` policy.
 pub struct Regions;
@@ -353,6 +353,13 @@ impl FrameworkHooks for Lifecycle {
             ] {
                 out.insert(k.to_string(), v);
             }
+            // Where the unused pages sit: each special domain, and the per-process ones.
+            let free = |d: usize| s.st.domains.get(d).map_or(0, |x| x.free) as f64;
+            for (d, name) in state::SPECIAL_NAMES.iter().enumerate() {
+                out.insert(format!("held_{name}_at_end"), free(d));
+            }
+            let own: u64 = s.st.domains.iter().skip(SPECIAL as usize).map(|x| x.free).sum();
+            out.insert("held_process_domains_at_end".into(), own as f64);
         });
     }
 
