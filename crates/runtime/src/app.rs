@@ -37,8 +37,8 @@ use crate::heap::{ClassId, ClassKind, HeapConfig, HeapError, ObjId, NULL, PAGE_S
 use crate::hooks::RuntimeHooks;
 use crate::launch_bias::LaunchBias;
 use crate::lazy::LazyBlueprint;
-use crate::touch_memo::TouchMemo;
 use crate::linked::{Linked, LinkedParams};
+use crate::touch_memo::TouchMemo;
 use crate::{Runtime, StepCost};
 use engine::{Actor, CpuLedger, Nanos, SimRng, Stall};
 use kernel::types::{PageIdx, Pid};
