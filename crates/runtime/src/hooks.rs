@@ -312,10 +312,12 @@ pub trait RuntimeHooks {
         BarrierOutcome::TOUCH
     }
 
-    /// Whether [`Self::barrier`] keeps its default (every access touches the object's pages and
-    /// changes no metadata), so an access need not visit objects one by one and may replay the
-    /// page runs memoised since the last collection. Default `false`; only override it with
-    /// `true` when `barrier` keeps its default.
+    /// Whether [`Self::barrier`] behaves as the default right now (every access touches the
+    /// object's pages and changes no metadata, nothing else happens), so an access need not visit
+    /// objects one by one and may replay the page runs memoised since the last collection. Asked
+    /// before each access; the answer may depend on the policy's state (Fleet: ungrouped in the
+    /// foreground). Default `false`; only return `true` when `barrier` would do nothing else for
+    /// every access until the state changes.
     fn default_barrier(&self) -> bool {
         false
     }

@@ -8,6 +8,8 @@ use runtime::gen::{GraphSpec, SyntheticSpec};
 use runtime::{
     Blueprint, GcCause, GcKind, HeapConfig, JavaApp, JavaModel, JavaParams, NullBacking, StockArt, NULL,
 };
+use std::cell::Cell;
+use std::rc::Rc;
 use std::sync::Arc;
 
 fn small_config() -> HeapConfig {
@@ -274,6 +276,52 @@ impl runtime::RuntimeHooks for ObjectByObject {}
 /// building, short-lived allocation, churn, GCs, compaction and swapping.
 #[test]
 fn memoised_accesses_touch_what_object_by_object_accesses_touch() {
+    paths_agree(Box::new(StockArt), Box::new(ObjectByObject), &|_| {});
+}
+
+/// Like Fleet's: a barrier that acts (counts accesses) only while `active`, and declares itself
+/// default otherwise (`fast`) or never (`slow`).
+struct Moded {
+    active: Rc<Cell<bool>>,
+    fast: bool,
+    seen: Rc<Cell<u64>>,
+}
+impl runtime::RuntimeHooks for Moded {
+    fn default_barrier(&self) -> bool {
+        self.fast && !self.active.get()
+    }
+    fn barrier(&mut self, _: &runtime::Access, _: &mut runtime::heap::Meta) -> runtime::BarrierOutcome {
+        if self.active.get() {
+            self.seen.set(self.seen.get() + 1);
+        }
+        runtime::BarrierOutcome::TOUCH
+    }
+}
+
+/// A state-dependent `default_barrier` (on in some phases, off in others) keeps both paths in
+/// agreement, and the barrier sees every access while it acts.
+#[test]
+fn a_barrier_that_acts_in_phases_sees_the_same_accesses_on_both_paths() {
+    let active = Rc::new(Cell::new(false));
+    let seen = [Rc::new(Cell::new(0)), Rc::new(Cell::new(0))];
+    let moded = |fast: bool, seen: &Rc<Cell<u64>>| {
+        Box::new(Moded {
+            active: Rc::clone(&active),
+            fast,
+            seen: Rc::clone(seen),
+        })
+    };
+    paths_agree(moded(true, &seen[0]), moded(false, &seen[1]), &|step| {
+        active.set(step % 4 == 1)
+    });
+    assert!(seen[0].get() > 0, "the barrier acted in its phases");
+    assert_eq!(seen[0].get(), seen[1].get(), "accesses seen by the barrier");
+}
+
+/// Drive two identical apps with `a` and `b` hooks through building, short-lived allocation,
+/// churn, GCs, compaction and swapping (`phase(step)` runs before each step) and check they
+/// touch the same pages, with the same coalesced calls and stalls.
+fn paths_agree(a: Box<dyn runtime::RuntimeHooks>, b: Box<dyn runtime::RuntimeHooks>, phase: &dyn Fn(u64)) {
     let params = JavaParams {
         churn_bytes: 64 << 10,
         churn_period: 450,
@@ -289,11 +337,12 @@ fn memoised_accesses_touch_what_object_by_object_accesses_touch() {
     let mk = |hooks: Box<dyn runtime::RuntimeHooks>| {
         JavaApp::new(1, &model, hooks, pages, RngStreams::new(5).stream("java", 0), 0)
     };
-    let mut apps = [mk(Box::new(StockArt)), mk(Box::new(ObjectByObject))];
+    let mut apps = [mk(a), mk(b)];
     let mut backs = [MockBacking::new(700), MockBacking::new(700)];
     let mut rng = RngStreams::new(11).stream("touches", 0);
     let mut stalls: [Vec<u64>; 2] = [Vec::new(), Vec::new()];
     for step in 0..40u64 {
+        phase(step);
         let t = step * 100;
         let picks: Vec<Vec<u32>> = (0..30)
             .map(|_| {

@@ -298,6 +298,12 @@ impl RuntimeHooks for FleetArt {
         g
     }
 
+    /// Ungrouped in the foreground the barrier does nothing (no card, no coverage, no T_B
+    /// marking); while grouped it may still act until T_F elapses, so it is kept (conservative).
+    fn default_barrier(&self) -> bool {
+        !self.grouped && self.foreground
+    }
+
     #[inline(always)]
     fn barrier(&mut self, a: &Access, meta: &mut Meta) -> BarrierOutcome {
         if self.grouped && self.foreground && a.now >= self.stop_at {
