@@ -400,6 +400,19 @@ impl JavaApp {
             return self.touch_memoised(now, actor, pages, write, backing);
         }
         self.collect_pieces(pages);
+        self.access_pieces(now, actor, write, backing, touched)
+    }
+
+    /// Access `self.pieces` object by object (each through the policy barrier), reporting the
+    /// pages of the live ones to `touched` first.
+    fn access_pieces(
+        &mut self,
+        now: Nanos,
+        actor: Actor,
+        write: bool,
+        backing: &mut dyn PageBacking,
+        touched: Option<&mut Vec<PageIdx>>,
+    ) -> Stall {
         if let Some(out) = touched {
             for &(o, off, len) in &self.pieces {
                 if self.rt.heap.is_alive(o) {
@@ -558,24 +571,8 @@ impl JavaApp {
                 }
             }
         }
-        if let Some(out) = touched {
-            for &(o, off, len) in &self.pieces {
-                let (f, n) = self.rt.heap.pages_of_bytes(o, off, len);
-                out.extend(f..f + n);
-            }
-        }
-        let pieces = std::mem::take(&mut self.pieces);
-        let st = crate::access::access_bytes(
-            &mut self.rt.heap,
-            &mut *self.rt.hooks,
-            now,
-            actor,
-            &pieces,
-            false,
-            backing,
-        );
-        self.pieces = pieces;
-        st.stall
+        // The picked objects are alive (built blueprint objects, linked objects still linked).
+        self.access_pieces(now, actor, false, backing, touched)
     }
 
     /// When a scheduled GC is due, if any: the state-change GC or the policy's periodic task
