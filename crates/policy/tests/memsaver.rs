@@ -387,3 +387,70 @@ fn no_retention_page_out_without_a_matching_context_h() {
         assert_eq!(r.state(p), PageState::Resident, "page {p} in H(0) kept");
     }
 }
+
+#[test]
+fn pages_in_h_of_the_context_and_b1_are_never_paged_out() {
+    // Three contexts fill the stack (top first: 2, 1, 0); then every background in a context
+    // whose H is not at the bottom is a retention page-out that must keep exactly H(c) ∪ B1,
+    // whatever the H's stack position, while pages only in other contexts' H's go.
+    let mut r = Rig::new(&[]); // pages = anon+file, keep = h+b1
+    let (nf, ff) = (r.view.native_first, r.view.file_first);
+    let sets: [Vec<PageIdx>; 3] = [
+        (nf..nf + 12).chain(ff..ff + 3).collect(),
+        (nf + 20..nf + 32).chain(ff + 10..ff + 12).collect(),
+        (nf + 40..nf + 52).collect(),
+    ];
+    for (c, h) in sets.iter().enumerate() {
+        // A file page touched in the transition puts the file region in the scope index, so
+        // the collecting launch's file pages are detected too (§3.2).
+        r.background(c, &[ff + 30]);
+        r.hot_launch(c, h);
+    }
+    assert_eq!(r.stats.with(|s| s.collections), 3);
+    let mut retains = 0;
+    for (round, c) in [1usize, 2, 1, 2].into_iter().enumerate() {
+        r.touch(&r.all());
+        let b1: Vec<PageIdx> = (nf + 56 + round as u32..nf + 60).chain([ff + 20]).collect();
+        r.background(c, &b1);
+        let last = r.stats.with(|s| *s.pageouts.last().unwrap());
+        assert_eq!(last.kind, "retain", "context {c}: {last:?}");
+        retains += 1;
+        for p in r.all() {
+            let in_h = sets[c].contains(&p);
+            let in_b1 = b1.contains(&p);
+            if in_h || in_b1 {
+                assert_eq!(
+                    r.state(p),
+                    PageState::Resident,
+                    "context {c}: page {p} in H(c) ∪ B1 kept"
+                );
+            } else {
+                assert_ne!(
+                    r.state(p),
+                    PageState::Resident,
+                    "context {c}: page {p} outside H(c) ∪ B1 paged out"
+                );
+            }
+        }
+        // The next launch in c skips collection (its H is not at the bottom).
+        r.hot_launch(c, &sets[c]);
+    }
+    assert_eq!(retains, 4);
+    assert_eq!(
+        r.stats.with(|s| s.collections),
+        3,
+        "no collection while H(c) is not at the bottom"
+    );
+    // A fourth context evicts the bottom H (context 0): its bit is cleared on every page.
+    r.background(3, &[]);
+    r.hot_launch(3, &sets[0][..4]);
+    let bits_in_use: u8 = r.all().iter().fold(0, |m, &p| m | r.bits(p));
+    assert_eq!(bits_in_use & H_BITS, H_BITS, "three H's in use");
+    for &p in &sets[0][4..] {
+        assert_eq!(
+            r.bits(p) & H_BITS,
+            0,
+            "page {p} only in the evicted H(0): its bit cleared"
+        );
+    }
+}
