@@ -383,3 +383,60 @@ fn bad_parameters_are_one_line_errors() {
     let p = resolve_params(&Regions, &[("order".into(), ParamValue::Int(8))]).unwrap();
     assert_eq!(p.label("regions"), "regions(order=8)");
 }
+
+/// §4.2: reclaim of a cache-domain file page empties its whole region (clean inactive pages
+/// dropped, dirty ones migrated into other cache regions with their contents) and the region goes
+/// back to the buddy allocator; with `region_reclaim` off, file reclaim stays per page.
+#[test]
+fn file_reclaim_frees_whole_cache_regions() {
+    let mut freed = Vec::new();
+    for on in [true, false] {
+        let mut o = Options::rg(6);
+        o.region_reclaim = on;
+        let (mut k, probe) = kernel(o);
+        let pid = k.spawn("files", 900, 1);
+        let n = 1024;
+        let file = k.mmap(pid, n, PageKind::File, false, SRC).unwrap();
+        // Interleaved with a second file that is unmapped: every cache region is half used, so
+        // a unit's dirty pages have room in the others.
+        let gone = k.mmap(pid, n, PageKind::File, false, SRC).unwrap();
+        for j in 0..n {
+            k.access(0, Actor::AppMain(pid), file + j, j % 16 == 0).unwrap();
+            k.access(0, Actor::AppMain(pid), gone + j, false).unwrap();
+        }
+        k.munmap(pid, gone).unwrap();
+        let content: Vec<u32> = (file..file + n).map(|i| k.page(i).unwrap().content).collect();
+        let filler = k.spawn("filler", 0, 1);
+        let m = k.buddy().nr_pages();
+        let anon = k.mmap(filler, m, PageKind::NativeAnon, false, SRC).unwrap();
+        let mut now = 1_000;
+        for j in 0..m {
+            match k.access(now, Actor::AppMain(filler), anon + j, true) {
+                Ok(s) => now += s.ns,
+                Err(_) => break,
+            }
+            if probe.counters().reclaim_units_freed >= 4
+                || k.vmstat.pgsteal_kswapd + k.vmstat.pgsteal_direct > 512
+            {
+                break;
+            }
+        }
+        let c = probe.counters();
+        for (j, idx) in (file..file + n).enumerate() {
+            let p = k.page(idx).unwrap();
+            if p.state == PageState::Resident {
+                assert_eq!(p.content, content[j], "page {j} keeps its content");
+                assert_eq!(probe.domain_of(p.loc), state::CACHE);
+            }
+        }
+        check_frames(&k, &probe, &[(file, n), (anon, m)]).unwrap();
+        freed.push((c.reclaim_units, c.reclaim_units_freed, k.vmstat.pgmigrate_success));
+    }
+    let (units, whole, moved) = freed[0];
+    assert!(
+        units > 0 && whole >= 4,
+        "on: {units} units, {whole} regions freed whole"
+    );
+    assert!(moved > 0, "dirty pages of the units were migrated");
+    assert_eq!(freed[1].0, 0, "off: no unit is named");
+}
