@@ -101,6 +101,10 @@ enum Op {
     },
     Vmalloc,
     Vfree,
+    /// Read a file larger than memory: reclaim runs, region by region in the cache domain.
+    Flood {
+        proc: usize,
+    },
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -118,10 +122,11 @@ fn op() -> impl Strategy<Value = Op> {
         (0usize..6).prop_map(|proc| Op::Compact { proc }),
         Just(Op::Vmalloc),
         Just(Op::Vfree),
+        (0usize..6).prop_map(|proc| Op::Flood { proc }),
     ]
 }
 
-fn run_ops(order: u8, ops: &[Op]) -> Result<(), String> {
+fn run_ops(order: u8, ops: &[Op]) -> Result<state::Counters, String> {
     let (mut k, probe) = kernel(Options::rg(order));
     let mut procs: Vec<(Pid, Vec<(PageIdx, u32)>)> = Vec::new();
     let mut vm: Vec<Pfn> = Vec::new();
@@ -192,6 +197,15 @@ fn run_ops(order: u8, ops: &[Op]) -> Result<(), String> {
                     vm.push(p);
                 }
             }
+            Op::Flood { proc } => {
+                if let Some((pid, maps)) = procs.get_mut(proc) {
+                    let n = k.buddy().nr_pages();
+                    if let Ok(first) = k.mmap(*pid, n, PageKind::File, false, SRC) {
+                        let _ = k.access_range(now, Actor::AppMain(*pid), first, n, false);
+                        maps.push((first, n));
+                    }
+                }
+            }
             Op::Vfree => {
                 if let Some(p) = vm.pop() {
                     k.free_kernel_as(p, 0, AllocPurpose::Vmalloc);
@@ -215,7 +229,7 @@ fn run_ops(order: u8, ops: &[Op]) -> Result<(), String> {
             probe.regions_per_domain()
         ));
     }
-    Ok(())
+    Ok(probe.counters())
 }
 
 /// The case CI found: an unmapped range's page index is reused by the next mapping.
@@ -243,6 +257,47 @@ fn a_recycled_page_index_is_counted_once() {
         },
     ];
     run_ops(5, &ops).unwrap();
+}
+
+/// Conservation through region-granular file reclaim: dirty file pages in every region, then a
+/// file larger than memory.
+#[test]
+fn reclaim_units_keep_every_frame_in_one_place() {
+    let ops = [
+        Op::Spawn(0),
+        Op::Spawn(2),
+        Op::Map {
+            proc: 0,
+            pages: 200,
+            file: true,
+        },
+        Op::Map {
+            proc: 1,
+            pages: 200,
+            file: true,
+        },
+        Op::Touch {
+            proc: 0,
+            map: 0,
+            start: 0,
+            len: 200,
+        },
+        Op::Touch {
+            proc: 1,
+            map: 0,
+            start: 0,
+            len: 200,
+        },
+        Op::Unmap { proc: 1, map: 0 },
+        Op::Flood { proc: 1 },
+    ];
+    for order in 5..=8 {
+        let c = run_ops(order, &ops).unwrap();
+        assert!(
+            c.reclaim_units > 0 && c.reclaim_units_freed > 0,
+            "order {order}: {c:?}"
+        );
+    }
 }
 
 proptest! {
@@ -390,7 +445,8 @@ fn bad_parameters_are_one_line_errors() {
 #[test]
 fn file_reclaim_frees_whole_cache_regions() {
     let mut freed = Vec::new();
-    for on in [true, false] {
+    let mut layouts = Vec::new();
+    for on in [true, false, true] {
         let mut o = Options::rg(6);
         o.region_reclaim = on;
         let (mut k, probe) = kernel(o);
@@ -431,6 +487,11 @@ fn file_reclaim_frees_whole_cache_regions() {
         }
         check_frames(&k, &probe, &[(file, n), (anon, m)]).unwrap();
         freed.push((c.reclaim_units, c.reclaim_units_freed, k.vmstat.pgmigrate_success));
+        layouts.push(
+            (file..file + n)
+                .map(|i| (k.page(i).unwrap().state, k.page(i).unwrap().loc))
+                .collect::<Vec<_>>(),
+        );
     }
     let (units, whole, moved) = freed[0];
     assert!(
@@ -439,4 +500,5 @@ fn file_reclaim_frees_whole_cache_regions() {
     );
     assert!(moved > 0, "dirty pages of the units were migrated");
     assert_eq!(freed[1].0, 0, "off: no unit is named");
+    assert_eq!((freed[0], &layouts[0]), (freed[2], &layouts[2]), "deterministic");
 }
