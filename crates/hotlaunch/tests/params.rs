@@ -270,3 +270,36 @@ fn the_command_line_rejects_bad_parameters_in_one_line() {
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
     assert!(err.contains("--param \"android.D=3\": key D"), "{err}");
 }
+
+/// ISMM'15 `regions`: a region order outside 5..8 or an unknown key, in a scenario table or on
+/// the command line, is a one-line error naming the place before anything runs.
+#[test]
+fn regions_order_outside_5_to_8_and_unknown_keys_are_one_line_errors() {
+    for (tail, want) in [
+        (
+            "[policy.regions]\norder = 4\n",
+            "line 12: key policy.regions.order: expected an integer in 5..=8, got the integer 4",
+        ),
+        (
+            "[policy.regions]\norder = 9\n",
+            "line 12: key policy.regions.order: expected an integer in 5..=8, got the integer 9",
+        ),
+        (
+            "[policy.regions]\nregion_order = 6\n",
+            "line 12: key policy.regions.region_order: expected a parameter of policy regions",
+        ),
+    ] {
+        let e = plan(tail, &["regions"], &[]).err().unwrap_or_default();
+        assert!(
+            e.starts_with("scenario s.toml, ") && e.contains(want) && !e.contains('\n'),
+            "{e}"
+        );
+    }
+    let e = plan("", &["regions"], &["regions.order=3"])
+        .err()
+        .unwrap_or_default();
+    assert!(
+        e.contains("--param \"regions.order=3\": key order") && !e.contains('\n'),
+        "{e}"
+    );
+}

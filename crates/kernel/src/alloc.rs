@@ -372,33 +372,47 @@ impl Kernel {
         let mut moved = 0u64;
         'outer: for (first, n) in ranges {
             for idx in first..first + n {
-                let p = self.pt.pages[idx as usize];
-                if p.state != PageState::Resident {
+                if self.pt.pages[idx as usize].state != PageState::Resident {
                     continue;
                 }
-                let purpose = self.user_purpose(pid, p.kind);
-                let mut cx = hook_cx!(self, now, actor);
-                if !self.hooks.placement.migrate_page(&mut cx, p.loc, purpose) {
-                    continue;
+                match self.migrate_resident(now, actor, idx) {
+                    Some(true) => moved += 1,
+                    Some(false) => {}
+                    None => break 'outer,
                 }
-                let Some(to) =
-                    self.hooks
-                        .placement
-                        .alloc(&mut cx, &mut self.buddy, 0, MigrateType::Movable, purpose)
-                else {
-                    break 'outer;
-                };
-                let from = p.loc;
-                self.frame_owner[to as usize] = idx;
-                self.pt.pages[idx as usize].loc = to;
-                self.free_user_frame(pid, p.kind, from);
-                moved += 1;
             }
         }
+        Stall {
+            ns: self.charge_migrations(actor, moved),
+            psi_ns: 0,
+        }
+    }
+
+    /// Move resident page `idx` to the frame the placement hook picks, if its `migrate_page`
+    /// lets it move. `Some(true)`: moved; `Some(false)`: stays; `None`: no frame for it.
+    pub(crate) fn migrate_resident(&mut self, now: Nanos, actor: Actor, idx: PageIdx) -> Option<bool> {
+        let p = self.pt.pages[idx as usize];
+        let purpose = self.user_purpose(p.pid, p.kind);
+        let mut cx = hook_cx!(self, now, actor);
+        if !self.hooks.placement.migrate_page(&mut cx, p.loc, purpose) {
+            return Some(false);
+        }
+        let to = self
+            .hooks
+            .placement
+            .alloc(&mut cx, &mut self.buddy, 0, MigrateType::Movable, purpose)?;
+        self.frame_owner[to as usize] = idx;
+        self.pt.pages[idx as usize].loc = to;
+        self.free_user_frame(p.pid, p.kind, p.loc);
+        Some(true)
+    }
+
+    /// Count `moved` page migrations and charge their copy + remap to `actor`; returns the CPU.
+    pub(crate) fn charge_migrations(&mut self, actor: Actor, moved: u64) -> Nanos {
         self.vmstat.pgmigrate_success += moved;
         let cost = moved * (self.params.page_copy_ns + self.params.minor_fault_ns);
         self.cpu.charge(actor, Category::Compaction, cost);
-        Stall { ns: cost, psi_ns: 0 }
+        cost
     }
 }
 

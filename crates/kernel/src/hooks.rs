@@ -41,6 +41,9 @@
 //!   allocation's watermark check, kswapd, meminfo, invariants). `alloc` is also called by
 //!   [`crate::Kernel::migrate_process`] (the facade's `compact_process`) for each resident page
 //!   that [`PlacementHook::migrate_page`] lets move (default: all).
+//! - [`PlacementHook::reclaim_unit`]: for every file page a reclaim pass (LRU walk, shrinker) is
+//!   about to drop: other frames to empty with it (clean inactive file pages dropped, other
+//!   resident pages migrated as above); region-granular file reclaim.
 //!
 //! Backend-level seams live with the backends: zram's [`crate::zram::ChunkPlanner`] (called on
 //! every zram store, i.e. every swap-out batch, PAGEOUT and write-ahead; `group_by_tag` lets a
@@ -284,6 +287,16 @@ pub trait PlacementHook {
 
     /// A process exited (all its frames have been freed through `free`).
     fn process_exit(&mut self, _cx: &mut HookCx, _buddy: &mut BuddyAllocator, _pid: Pid) {}
+
+    /// Reclaim granularity for file pages: a reclaim pass (LRU walk or shrinker) is about to drop
+    /// the file page in frame `pfn`. Frames to empty together with it go to `out` (e.g. the rest
+    /// of its region). For each, the kernel drops a clean inactive file page, moves any other
+    /// resident page through `migrate_page` + `alloc` (left in place if it may not move or no
+    /// frame is found), and skips frames without a resident user page. Not asked by
+    /// `madvise(PAGEOUT)`. Default: none (per-page reclaim).
+    fn reclaim_unit(&mut self, _cx: &mut HookCx, pfn: Pfn, purpose: AllocPurpose, out: &mut Vec<Pfn>) {
+        let _ = (pfn, purpose, out);
+    }
 }
 
 /// Stock Linux reclaim.

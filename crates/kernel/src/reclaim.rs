@@ -8,14 +8,16 @@
 //! `SWAP_CLUSTER_MAX` to the first backend with room (on flash the pages go under writeback and
 //! their frames are freed when the write completes, see `writeback.rs`); clean file pages
 //! dropped, dirty ones written back to flash first; a workingset shadow (eviction clock) stored
-//! in each evicted page.
+//! in each evicted page. A file page dropped by a reclaim pass takes the frames of its placement
+//! reclaim unit with it (stock: none; region policies: the rest of its region, emptied by
+//! dropping clean inactive file pages and migrating the others).
 //! Costs: `reclaim_scan_ns` per page scanned, `reclaim_unmap_ns` per page evicted, plus the
 //! backend's compression CPU.
 
 use crate::hooks::{ScanControl, Verdict};
 use crate::swap::SwapOutPage;
 use crate::types::*;
-use crate::{hook_cx, Kernel, SWAP_CLUSTER_MAX};
+use crate::{hook_cx, Kernel, OWNER_ZRAM_BIT, SWAP_CLUSTER_MAX};
 use engine::{Actor, Category, Nanos};
 
 /// What a reclaim pass did.
@@ -44,7 +46,12 @@ struct ScanCtx {
     out: ReclaimOutcome,
     reclaim_ns: Nanos,
     compress_ns: Nanos,
+    /// Page migrations of region-granular file reclaim (charged as compaction).
+    migrate_ns: Nanos,
     batch: Vec<SwapOutPage>,
+    /// Ask the placement hook for each dropped file page's reclaim unit (reclaim passes only).
+    units: bool,
+    unit: Vec<Pfn>,
 }
 
 fn isqrt(x: u64) -> u64 {
@@ -88,7 +95,10 @@ impl Kernel {
             out: ReclaimOutcome::default(),
             reclaim_ns: 0,
             compress_ns: 0,
+            migrate_ns: 0,
             batch: std::mem::take(&mut scratch.batch),
+            units: true,
+            unit: Vec::new(),
         };
         let mut procs = std::mem::take(&mut scratch.procs);
         procs.extend(self.procs.iter().filter(|p| p.alive).map(|p| p.view()));
@@ -139,7 +149,7 @@ impl Kernel {
         }
         self.cpu.charge(actor, Category::Reclaim, ctx.reclaim_ns);
         self.cpu.charge(actor, Category::Compress, ctx.compress_ns);
-        ctx.out.cpu_ns = ctx.reclaim_ns + ctx.compress_ns;
+        ctx.out.cpu_ns = ctx.reclaim_ns + ctx.compress_ns + ctx.migrate_ns;
         self.sync_backend_frames();
         ctx.out
     }
@@ -330,8 +340,50 @@ impl Kernel {
         self.nonresident_age.wrapping_add(1).max(1)
     }
 
-    /// Drop a file page from memory (writing it back first if dirty).
+    /// Drop a file page picked by reclaim, and empty the frames of its reclaim unit
+    /// ([`crate::hooks::PlacementHook::reclaim_unit`]): clean inactive file pages are dropped,
+    /// other resident pages migrated (ISMM'15 §4.2 when the policy names a region).
     fn evict_file_page(&mut self, idx: PageIdx, ctx: &mut ScanCtx) {
+        let mut unit = std::mem::take(&mut ctx.unit);
+        if ctx.units {
+            let p = self.pt.pages[idx as usize];
+            let purpose = self.user_purpose(p.pid, p.kind);
+            let mut cx = hook_cx!(self, ctx.now, ctx.actor);
+            self.hooks
+                .placement
+                .reclaim_unit(&mut cx, p.loc, purpose, &mut unit);
+        }
+        self.drop_file_page(idx, ctx);
+        let mut moved = 0;
+        for &pfn in &unit {
+            let owner = self.frame_owner[pfn as usize];
+            // Kernel, zram and free frames have the top bit set.
+            if owner & OWNER_ZRAM_BIT != 0 {
+                continue;
+            }
+            let q = self.pt.pages[owner as usize];
+            // Off every list while resident = pending in this pass's swap batch.
+            if q.state != PageState::Resident || q.loc != pfn || q.lru == LruList::None {
+                continue;
+            }
+            ctx.out.scanned += 1;
+            ctx.reclaim_ns += self.params.reclaim_scan_ns;
+            if q.lru == LruList::InactiveFile && !q.has(flags::DIRTY) {
+                self.pt.lru_del(&mut self.procs[q.pid as usize].lru, owner);
+                self.drop_file_page(owner, ctx);
+            } else if self.migrate_resident(ctx.now, ctx.actor, owner) == Some(true) {
+                moved += 1;
+            }
+        }
+        if moved > 0 {
+            ctx.migrate_ns += self.charge_migrations(ctx.actor, moved);
+        }
+        unit.clear();
+        ctx.unit = unit;
+    }
+
+    /// Drop a file page from memory (writing it back first if dirty).
+    fn drop_file_page(&mut self, idx: PageIdx, ctx: &mut ScanCtx) {
         let p = self.pt.pages[idx as usize];
         if p.has(flags::DIRTY) {
             self.flash.write(ctx.now, PAGE_SIZE);
@@ -487,7 +539,10 @@ impl Kernel {
             out: Default::default(),
             reclaim_ns: 0,
             compress_ns: 0,
+            migrate_ns: 0,
             batch: Vec::with_capacity(SWAP_CLUSTER_MAX),
+            units: false,
+            unit: Vec::new(),
         };
         for idx in first..end {
             self.reclaim_one(idx, &mut ctx);

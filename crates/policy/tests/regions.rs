@@ -30,11 +30,19 @@ fn small_device() -> device::DeviceProfile {
     d
 }
 
-fn kernel(opts: Options) -> (Kernel, Probe) {
-    let (kh, _, probe) = hooks(opts);
+/// The page contents every test kernel holds (a twin gives the tests the pages' byte checksums).
+fn contents() -> ContentStore {
     let mut c = ContentStore::new();
     c.append_synthetic(&SynthMix::default(), 64, 3);
-    (Kernel::new(&small_device(), c, Vec::new(), kh).unwrap(), probe)
+    c
+}
+
+fn kernel(opts: Options) -> (Kernel, Probe) {
+    let (kh, _, probe) = hooks(opts);
+    (
+        Kernel::new(&small_device(), contents(), Vec::new(), kh).unwrap(),
+        probe,
+    )
 }
 
 /// Every frame is in exactly one place: free in the buddy allocator, free inside a region
@@ -101,6 +109,10 @@ enum Op {
     },
     Vmalloc,
     Vfree,
+    /// Read a file larger than memory: reclaim runs, region by region in the cache domain.
+    Flood {
+        proc: usize,
+    },
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -118,10 +130,11 @@ fn op() -> impl Strategy<Value = Op> {
         (0usize..6).prop_map(|proc| Op::Compact { proc }),
         Just(Op::Vmalloc),
         Just(Op::Vfree),
+        (0usize..6).prop_map(|proc| Op::Flood { proc }),
     ]
 }
 
-fn run_ops(order: u8, ops: &[Op]) -> Result<(), String> {
+fn run_ops(order: u8, ops: &[Op]) -> Result<state::Counters, String> {
     let (mut k, probe) = kernel(Options::rg(order));
     let mut procs: Vec<(Pid, Vec<(PageIdx, u32)>)> = Vec::new();
     let mut vm: Vec<Pfn> = Vec::new();
@@ -192,6 +205,15 @@ fn run_ops(order: u8, ops: &[Op]) -> Result<(), String> {
                     vm.push(p);
                 }
             }
+            Op::Flood { proc } => {
+                if let Some((pid, maps)) = procs.get_mut(proc) {
+                    let n = k.buddy().nr_pages();
+                    if let Ok(first) = k.mmap(*pid, n, PageKind::File, false, SRC) {
+                        let _ = k.access_range(now, Actor::AppMain(*pid), first, n, false);
+                        maps.push((first, n));
+                    }
+                }
+            }
             Op::Vfree => {
                 if let Some(p) = vm.pop() {
                     k.free_kernel_as(p, 0, AllocPurpose::Vmalloc);
@@ -215,7 +237,7 @@ fn run_ops(order: u8, ops: &[Op]) -> Result<(), String> {
             probe.regions_per_domain()
         ));
     }
-    Ok(())
+    Ok(probe.counters())
 }
 
 /// The case CI found: an unmapped range's page index is reused by the next mapping.
@@ -243,6 +265,47 @@ fn a_recycled_page_index_is_counted_once() {
         },
     ];
     run_ops(5, &ops).unwrap();
+}
+
+/// Conservation through region-granular file reclaim: dirty file pages in every region, then a
+/// file larger than memory.
+#[test]
+fn reclaim_units_keep_every_frame_in_one_place() {
+    let ops = [
+        Op::Spawn(0),
+        Op::Spawn(2),
+        Op::Map {
+            proc: 0,
+            pages: 200,
+            file: true,
+        },
+        Op::Map {
+            proc: 1,
+            pages: 200,
+            file: true,
+        },
+        Op::Touch {
+            proc: 0,
+            map: 0,
+            start: 0,
+            len: 200,
+        },
+        Op::Touch {
+            proc: 1,
+            map: 0,
+            start: 0,
+            len: 200,
+        },
+        Op::Unmap { proc: 1, map: 0 },
+        Op::Flood { proc: 1 },
+    ];
+    for order in 5..=8 {
+        let c = run_ops(order, &ops).unwrap();
+        assert!(
+            c.reclaim_units > 0 && c.reclaim_units_freed > 0,
+            "order {order}: {c:?}"
+        );
+    }
 }
 
 proptest! {
@@ -277,8 +340,11 @@ fn domain_compaction_packs_the_domain_and_keeps_every_page_content() {
     assert!(d >= state::SPECIAL);
     // Half of every region is a hole: 20 regions for 640 pages.
     assert_eq!(probe.regions_per_domain()[d as usize], 20);
-    let before: Vec<(Pfn, u32)> = (live..live + 640)
-        .map(|i| (k.page(i).unwrap().loc, k.page(i).unwrap().content))
+    // A page's bytes are its content's bytes: their checksum before and after the move.
+    let bytes = contents();
+    let sum = |k: &Kernel, i: PageIdx| bytes.checksum(k.page(i).unwrap().content);
+    let before: Vec<(Pfn, u64)> = (live..live + 640)
+        .map(|i| (k.page(i).unwrap().loc, sum(&k, i)))
         .collect();
     let free0 = k.buddy().nr_free_pages();
     let moving = probe.0.with(|s| s.st.plan_compaction(d));
@@ -302,7 +368,7 @@ fn domain_compaction_packs_the_domain_and_keeps_every_page_content() {
     );
     for (i, idx) in (live..live + 640).enumerate() {
         let p = k.page(idx).unwrap();
-        assert_eq!(p.content, before[i].1, "page {i} keeps its content");
+        assert_eq!(sum(&k, idx), before[i].1, "page {i} keeps its bytes");
         assert_eq!(probe.domain_of(p.loc), d);
     }
     check_frames(&k, &probe, &[(live, 640)]).unwrap();
@@ -382,4 +448,68 @@ fn bad_parameters_are_one_line_errors() {
     }
     let p = resolve_params(&Regions, &[("order".into(), ParamValue::Int(8))]).unwrap();
     assert_eq!(p.label("regions"), "regions(order=8)");
+}
+
+/// §4.2: reclaim of a cache-domain file page empties its whole region (clean inactive pages
+/// dropped, dirty ones migrated into other cache regions with their contents) and the region goes
+/// back to the buddy allocator; with `region_reclaim` off, file reclaim stays per page.
+#[test]
+fn file_reclaim_frees_whole_cache_regions() {
+    let mut freed = Vec::new();
+    let mut layouts = Vec::new();
+    for on in [true, false, true] {
+        let mut o = Options::rg(6);
+        o.region_reclaim = on;
+        let (mut k, probe) = kernel(o);
+        let pid = k.spawn("files", 900, 1);
+        let n = 1024;
+        let file = k.mmap(pid, n, PageKind::File, false, SRC).unwrap();
+        // Interleaved with a second file that is unmapped: every cache region is half used, so
+        // a unit's dirty pages have room in the others.
+        let gone = k.mmap(pid, n, PageKind::File, false, SRC).unwrap();
+        for j in 0..n {
+            k.access(0, Actor::AppMain(pid), file + j, j % 16 == 0).unwrap();
+            k.access(0, Actor::AppMain(pid), gone + j, false).unwrap();
+        }
+        k.munmap(pid, gone).unwrap();
+        let content: Vec<u32> = (file..file + n).map(|i| k.page(i).unwrap().content).collect();
+        let filler = k.spawn("filler", 0, 1);
+        let m = k.buddy().nr_pages();
+        let anon = k.mmap(filler, m, PageKind::NativeAnon, false, SRC).unwrap();
+        let mut now = 1_000;
+        for j in 0..m {
+            match k.access(now, Actor::AppMain(filler), anon + j, true) {
+                Ok(s) => now += s.ns,
+                Err(_) => break,
+            }
+            if probe.counters().reclaim_units_freed >= 4
+                || k.vmstat.pgsteal_kswapd + k.vmstat.pgsteal_direct > 512
+            {
+                break;
+            }
+        }
+        let c = probe.counters();
+        for (j, idx) in (file..file + n).enumerate() {
+            let p = k.page(idx).unwrap();
+            if p.state == PageState::Resident {
+                assert_eq!(p.content, content[j], "page {j} keeps its content");
+                assert_eq!(probe.domain_of(p.loc), state::CACHE);
+            }
+        }
+        check_frames(&k, &probe, &[(file, n), (anon, m)]).unwrap();
+        freed.push((c.reclaim_units, c.reclaim_units_freed, k.vmstat.pgmigrate_success));
+        layouts.push(
+            (file..file + n)
+                .map(|i| (k.page(i).unwrap().state, k.page(i).unwrap().loc))
+                .collect::<Vec<_>>(),
+        );
+    }
+    let (units, whole, moved) = freed[0];
+    assert!(
+        units > 0 && whole >= 4,
+        "on: {units} units, {whole} regions freed whole"
+    );
+    assert!(moved > 0, "dirty pages of the units were migrated");
+    assert_eq!(freed[1].0, 0, "off: no unit is named");
+    assert_eq!((freed[0], &layouts[0]), (freed[2], &layouts[2]), "deterministic");
 }

@@ -12,7 +12,12 @@
 //!   so its regions return as order-`order` blocks that may merge further.
 //! - *Domain sharing* (§4.1.2): one *shared* domain for persistent processes, one *service*
 //!   domain for service processes (parameter `sharing`; off = a domain per process).
-//! - *Cache domain* (§4.2): file pages of every process (parameter `cache_domain`).
+//! - *Cache domain* (§4.2): file pages of every process (parameter `cache_domain`), reclaimed
+//!   region by region (parameter `region_reclaim`): when reclaim (LRU walk or shrinker) drops a
+//!   file page of the cache domain, the kernel's `reclaim_unit` seam gets the rest of its region;
+//!   clean inactive file pages are dropped, active and dirty ones migrated into other cache
+//!   regions (copy + remap charged as compaction), and the emptied region goes back to the buddy
+//!   allocator whole. A page with no room elsewhere stays, and the region with it.
 //! - *Vmalloc domain* (§4.3): order-0 vmalloc and GPU pages in regions of unmovable pageblocks
 //!   (parameter `vmalloc_domain`).
 //! - *Region domain compaction* (§4.1.1): when the owner goes to the background (after
@@ -29,15 +34,15 @@
 //!   empty, such pages are handed to whoever asks.
 //!
 //! **Simplified / not modelled**: the buffer domain (the simulator has no block-device buffer
-//! pages); region-granular file reclaim (§4.2: reclaim hooks see pages, not frames, so file
-//! reclaim stays per page and the cache domain is compacted by the shrinker only); one zone, so
+//! pages); one zone, so
 //! one cache domain; high-order vmalloc/GPU/kernel allocations stay with the buddy allocator (as
 //! the paper's kernel stacks, page tables, slab and ION buffers, §4.3); zram's pool stays with
 //! the buddy allocator (no swap on the paper's device); when no region can be taken, an order-0
 //! page comes straight from the buddy allocator ("stray", counted).
 //!
 //! **Parameters** (sources in [`Regions::params`]): `order` 5–8 (RG5…RG8, default 6 = RG6, §6.1),
-//! `sharing`, `cache_domain`, `vmalloc_domain`, `compact_on_background` (ablations, §4.1–4.3),
+//! `sharing`, `cache_domain`, `region_reclaim`, `vmalloc_domain`, `compact_on_background`
+//! (ablations, §4.1–4.3),
 //! `compact_delay_s`,
 //! `shrinker_interval_s`, `walk_ns` (planner CPU per region visited).
 
@@ -62,6 +67,7 @@ pub struct Options {
     pub order: u8,
     pub sharing: bool,
     pub cache_domain: bool,
+    pub region_reclaim: bool,
     pub vmalloc_domain: bool,
     pub compact_on_background: bool,
     pub compact_delay: Nanos,
@@ -75,6 +81,7 @@ impl Options {
             order: p.int("order") as u8,
             sharing: p.bool("sharing"),
             cache_domain: p.bool("cache_domain"),
+            region_reclaim: p.bool("region_reclaim"),
             vmalloc_domain: p.bool("vmalloc_domain"),
             compact_on_background: p.bool("compact_on_background"),
             compact_delay: p.secs("compact_delay_s"),
@@ -200,6 +207,9 @@ impl Policy for Regions {
             ParamSpec::bool("cache_domain", true)
                 .about("file pages in one cache domain instead of their process's domain")
                 .source("ISMM'15 §4.2"),
+            ParamSpec::bool("region_reclaim", true)
+                .about("file reclaim empties the victim's whole cache-domain region (drop clean inactive pages, migrate the others)")
+                .source("ISMM'15 §4.2"),
             ParamSpec::bool("vmalloc_domain", true)
                 .about("order-0 vmalloc and GPU pages in unmovable regions")
                 .source("ISMM'15 §4.3, Fig. 7"),
@@ -296,6 +306,14 @@ impl PlacementHook for Placement {
         self.0.with(|s| s.st.held)
     }
 
+    fn reclaim_unit(&mut self, _cx: &mut HookCx, pfn: Pfn, _purpose: AllocPurpose, out: &mut Vec<Pfn>) {
+        self.0.with(|s| {
+            if s.opts.region_reclaim && s.st.domain_of(pfn) == CACHE {
+                s.st.reclaim_unit(pfn, out);
+            }
+        })
+    }
+
     fn migrate_page(&mut self, _cx: &mut HookCx, pfn: Pfn, _purpose: AllocPurpose) -> bool {
         self.0.with(|s| {
             let m = s.st.is_evac(pfn);
@@ -349,6 +367,8 @@ impl FrameworkHooks for Lifecycle {
                 ("stolen_pages", c.stolen_pages as f64),
                 ("domain_compactions", c.compactions as f64),
                 ("pages_to_move", c.pages_to_move as f64),
+                ("reclaim_units", c.reclaim_units as f64),
+                ("reclaim_units_freed", c.reclaim_units_freed as f64),
                 ("held_free_pages_at_end", s.st.held as f64),
             ] {
                 out.insert(k.to_string(), v);

@@ -64,6 +64,9 @@ pub struct Counters {
     /// Regions visited by the compaction planner (its list walk).
     pub regions_walked: u64,
     pub pages_to_move: u64,
+    /// Cache-domain regions named as a file-reclaim unit (§4.2) / of those, emptied and returned.
+    pub reclaim_units: u64,
+    pub reclaim_units_freed: u64,
 }
 
 pub struct State {
@@ -81,6 +84,8 @@ pub struct State {
     pub migrating: bool,
     /// Regions marked as compaction sources (cleared at the next ordinary allocation).
     pub evac: Vec<u32>,
+    /// The region of the last file-reclaim unit (`NIL`: none), to count it when it empties.
+    pub unit_region: u32,
     pub counters: Counters,
 }
 
@@ -102,6 +107,7 @@ impl State {
             held: 0,
             migrating: false,
             evac: Vec::new(),
+            unit_region: NIL,
             counters: Counters::default(),
         }
     }
@@ -263,6 +269,10 @@ impl State {
         self.regions[r as usize] = Region::NONE;
         buddy.free(r << self.order, self.order);
         self.counters.regions_returned += 1;
+        if r == self.unit_region {
+            self.unit_region = NIL;
+            self.counters.reclaim_units_freed += 1;
+        }
         if dom.regions.is_empty() && !dom.live {
             let d = reg.domain;
             self.spare.push(d);
@@ -336,6 +346,25 @@ impl State {
         self.counters.compactions += 1;
         self.counters.pages_to_move += moving;
         moving
+    }
+
+    /// Region-granular file reclaim (§4.2): reclaim drops the page in `victim`; the region's other
+    /// used frames go to `out` and the region becomes a source (no page is allocated or migrated
+    /// into it), so it empties and goes back to the buddy allocator whole.
+    pub fn reclaim_unit(&mut self, victim: Pfn, out: &mut Vec<Pfn>) {
+        let r = victim >> self.order;
+        self.clear_evac();
+        let reg = &mut self.regions[r as usize];
+        reg.evac = true;
+        self.evac.push(r);
+        for off in 0..self.size {
+            let pfn = (r << self.order) + off;
+            if pfn != victim && reg.bits[(off / 64) as usize] & (1 << (off % 64)) != 0 {
+                out.push(pfn);
+            }
+        }
+        self.unit_region = r;
+        self.counters.reclaim_units += 1;
     }
 
     pub fn clear_evac(&mut self) {
