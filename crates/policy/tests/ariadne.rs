@@ -162,6 +162,9 @@ fn bad_parameters_are_one_line_errors() {
         ("small_bytes", 64, "128..=131072"),
         ("large_bytes", 262144, "128..=131072"),
         ("small_bytes", 32768, "grow from hot to cold"),
+        // Cold smaller than warm (and than hot's default 1 KiB).
+        ("large_bytes", 512, "grow from hot to cold"),
+        ("medium_bytes", 3000, "power of two"),
     ] {
         let e = build(&[(k, ParamValue::Int(v))]).unwrap_err();
         assert!(e.contains(want) && !e.contains('\n'), "{k}={v}: {e}");
