@@ -49,6 +49,13 @@
 //! at `lru_op_ns` each to the acting thread's `policy` CPU; compression, decompression, flash
 //! I/O and reclaim are charged by the kernel and zram as for stock.
 //!
+//! Measured (session 7, `ariadne-6.1-relaunch` with one target, 9 others, 30 s use, 3 rounds):
+//! with writeback on, EHL's second relaunch can still wait ~2 s on flash and lmkd kills apps as
+//! "not responding" (PSI full stall); with `writeback = false` neither happens (YouTube 351 ms vs
+//! ZRAM 382 ms, 0 kills). The relaunch reads cold-list pages it had not touched in the previous
+//! relaunch (hot-list coverage is ~20% here: a relaunch touches ~35k anon pages against the
+//! 10k-page cap), i.e. a hotness misprediction, not warm data written back.
+//!
 //! Simplified: the hot list is the launch's touched anonymous pages (the artifact's TTID swap-in
 //! set plus resident pages); the profiled initial hot-list size is one cap for every app; §6.4's
 //! optional demotion of the previous foreground app's hot data is not modelled.
