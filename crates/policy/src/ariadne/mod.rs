@@ -52,9 +52,10 @@
 //! Measured (session 7, `ariadne-6.1-relaunch` with one target, 9 others, 30 s use, 3 rounds):
 //! with writeback on, EHL's second relaunch can still wait ~2 s on flash and lmkd kills apps as
 //! "not responding" (PSI full stall); with `writeback = false` neither happens (YouTube 351 ms vs
-//! ZRAM 382 ms, 0 kills). The relaunch reads cold-list pages it had not touched in the previous
-//! relaunch (hot-list coverage is ~20% here: a relaunch touches ~35k anon pages against the
-//! 10k-page cap), i.e. a hotness misprediction, not warm data written back.
+//! ZRAM 382 ms, 0 kills). Warm data is no longer written back, so the likely cause (not yet
+//! proven page by page) is cold-list pages the previous relaunch did not touch (hot-list
+//! coverage is ~20% here: a relaunch touches ~35k anon pages against the 10k-page cap), i.e. a
+//! hotness misprediction; flash-queue contention from pre-decompression reads is not ruled out.
 //!
 //! Simplified: the hot list is the launch's touched anonymous pages (the artifact's TTID swap-in
 //! set plus resident pages); the profiled initial hot-list size is one cap for every app; §6.4's
