@@ -120,6 +120,9 @@ pub enum WritebackMode {
     /// Idle chunks, those spanning the most pages first (a policy that stores its coldest data
     /// in multi-page chunks writes that back before single-page and sub-page chunks).
     IdleLargeFirst,
+    /// Like `IdleLargeFirst`, only chunks whose pages all carry a swap tag below this bound (a
+    /// policy that tags its coldest data 0 writes back nothing else).
+    IdleTagBelow(u8),
     HugeIdle,
     All,
 }

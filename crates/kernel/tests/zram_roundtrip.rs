@@ -326,3 +326,51 @@ fn idle_large_first_writes_multi_page_chunks_before_single_pages() {
         .collect();
     assert_eq!(from_flash, [false, false, false, false, true, true, true, true]);
 }
+
+#[test]
+fn idle_tag_below_writes_only_chunks_of_lower_tags() {
+    let mut store = ContentStore::new();
+    let r = store.append_synthetic(&SynthMix::default(), 64, 6);
+    let ids: Vec<ContentId> = (r.start..r.end).collect();
+    let mut z = Zram::with_planner(
+        ZramConfig::new(1 << 30, Codec::Lz4),
+        CostTable::builtin(),
+        Box::new(FixedPlanner {
+            chunk_bytes: 4096,
+            codec: None,
+        }),
+    );
+    let mut flash = FlashDevice::new(100_000, 200_000, 2000.0, 1000.0);
+    let mut handles = Vec::new();
+    // Pages 0..8, tags alternating 1, 0: only the tag-0 pages may go to flash.
+    let batch: Vec<SwapOutPage> = (0..8)
+        .map(|i| SwapOutPage {
+            page: i as u32,
+            pid: 1,
+            content: ids[i],
+            tag: (i % 2 == 0) as u8,
+        })
+        .collect();
+    let mut env = BackendEnv {
+        now: 0,
+        contents: &store,
+        cpu_factor: 1.0,
+        flash: &mut flash,
+    };
+    z.store(&mut env, &batch, &mut handles).expect("store fits");
+    z.mark_idle();
+    z.writeback(&mut env, WritebackSelect::IdleTagBelow(1), u64::MAX);
+    let from_flash: Vec<bool> = handles
+        .iter()
+        .map(|&h| {
+            let mut env = BackendEnv {
+                now: 0,
+                contents: &store,
+                cpu_factor: 1.0,
+                flash: &mut flash,
+            };
+            z.load(&mut env, h).cost.wait_ns > 0
+        })
+        .collect();
+    assert_eq!(from_flash, [false, true, false, true, false, true, false, true]);
+}

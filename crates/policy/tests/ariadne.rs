@@ -162,6 +162,9 @@ fn bad_parameters_are_one_line_errors() {
         ("small_bytes", 64, "128..=131072"),
         ("large_bytes", 262144, "128..=131072"),
         ("small_bytes", 32768, "grow from hot to cold"),
+        // Cold smaller than warm (and than hot's default 1 KiB).
+        ("large_bytes", 512, "grow from hot to cold"),
+        ("medium_bytes", 3000, "power of two"),
     ] {
         let e = build(&[(k, ParamValue::Int(v))]).unwrap_err();
         assert!(e.contains(want) && !e.contains('\n'), "{k}={v}: {e}");
@@ -169,4 +172,83 @@ fn bad_parameters_are_one_line_errors() {
     let e = build(&[("chunk", ParamValue::Int(1))]).unwrap_err();
     assert!(e.contains("chunk") && !e.contains('\n'), "{e}");
     assert!(build(&[("codec", ParamValue::Str("zstd".into()))]).is_err());
+}
+
+/// A process of 64 anonymous pages swapped out by `madvise(PAGEOUT)` under an `ariadne` kernel
+/// (4 KiB chunks, so PreDecomp, not a multi-page chunk, is what brings the neighbour in);
+/// faults its first page and returns (kernel, first page, now, stats).
+fn predecomp_kernel(
+    predecomp: bool,
+) -> (
+    kernel::Kernel,
+    kernel::types::PageIdx,
+    u64,
+    hotlaunch_policy::Probe<hotlaunch_policy::ariadne::Stats>,
+) {
+    use engine::Actor;
+    use kernel::mm::ContentSource;
+    use kernel::types::Advice;
+    use kernel::types::PageKind;
+    let stats = hotlaunch_policy::Probe::new(hotlaunch_policy::ariadne::Stats::default());
+    let pol = Ariadne {
+        stats: Some(stats.clone()),
+    };
+    let g = vec![
+        ("adaptive_comp".to_string(), ParamValue::Bool(false)),
+        ("predecomp".to_string(), ParamValue::Bool(predecomp)),
+    ];
+    let p = resolve_params(&pol, &g).unwrap();
+    let mut d = device::DeviceProfile::builtin("pixel3").unwrap();
+    d.memory.dram_mb = 96;
+    d.memory.kernel_reserve_mb = 32;
+    d.memory.system_reserve_mb = 8;
+    d.kernel.min_free_kbytes = Some(1024);
+    let swap = SwapOverrides {
+        zram_mb: Some(64),
+        ..SwapOverrides::default()
+    };
+    let parts = pol.build(&d, swap, &p).unwrap();
+    let mut c = ContentStore::new();
+    c.append_synthetic(&SynthMix::default(), 64, 3);
+    let mut k = kernel::Kernel::new(&d, c, parts.backends, parts.kernel_hooks).unwrap();
+    let src = ContentSource {
+        base: 0,
+        len: 64,
+        seed: 7,
+    };
+    let pid = k.spawn("app", 900, 2);
+    let first = k.mmap(pid, 64, PageKind::NativeAnon, false, src).unwrap();
+    let mut now = k
+        .access_range(0, Actor::AppMain(pid), first, 64, true)
+        .unwrap()
+        .ns;
+    k.madvise(now, Actor::AppMain(pid), first, 64, Advice::PageOut);
+    now += 1_000_000;
+    k.access(now, Actor::AppMain(pid), first, false).unwrap();
+    (k, first, now + 1_000_000, stats)
+}
+
+#[test]
+fn a_pre_decompressed_page_is_served_without_a_codec_call() {
+    use engine::{Actor, Category};
+    use kernel::types::PageState;
+    for predecomp in [true, false] {
+        let (mut k, first, now, stats) = predecomp_kernel(predecomp);
+        let pid = k.page(first).unwrap().pid;
+        assert_eq!(
+            k.page(first + 1).unwrap().state == PageState::Resident,
+            predecomp,
+            "the next page in zpool order is pre-decompressed (only with PreDecomp)"
+        );
+        let (majors, dec) = (k.vmstat.pgmajfault, k.cpu.by_category(Category::Decompress));
+        let s = k.access(now, Actor::AppMain(pid), first + 1, false).unwrap();
+        if predecomp {
+            assert_eq!(stats.with(|x| x.predecomp_loaded), 1);
+            assert_eq!((s.ns, k.vmstat.pgmajfault), (0, majors), "no fault, no stall");
+            assert_eq!(k.cpu.by_category(Category::Decompress), dec, "no codec call");
+        } else {
+            assert_eq!(k.vmstat.pgmajfault, majors + 1);
+            assert!(k.cpu.by_category(Category::Decompress) > dec);
+        }
+    }
 }

@@ -208,6 +208,8 @@ struct Chunk {
     stored: u32,
     loc: Location,
     idle: bool,
+    /// Highest swap tag of its pages (writeback by tag).
+    tag: u8,
 }
 
 /// The zram device model. See the module docs.
@@ -490,6 +492,7 @@ impl Zram {
             stored,
             loc: Location::Pool,
             idle: false,
+            tag: pages.iter().map(|p| p.tag).max().unwrap_or(0),
         };
         self.new_ids = ids;
         self.new_blobs = blobs;
@@ -757,6 +760,7 @@ impl SwapBackend for Zram {
                     WritebackMode::Huge => WritebackSelect::Huge,
                     WritebackMode::Idle => WritebackSelect::Idle,
                     WritebackMode::IdleLargeFirst => WritebackSelect::IdleLargeFirst,
+                    WritebackMode::IdleTagBelow(b) => WritebackSelect::IdleTagBelow(b),
                     WritebackMode::HugeIdle => WritebackSelect::HugeIdle,
                     WritebackMode::All => WritebackSelect::All,
                 };

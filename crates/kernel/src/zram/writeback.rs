@@ -14,6 +14,8 @@ pub enum WritebackSelect<'a> {
     Idle,
     /// Idle chunks, most pages first (stable: pool order among equals).
     IdleLargeFirst,
+    /// Idle chunks whose pages' swap tags are all below the bound, most pages first.
+    IdleTagBelow(u8),
     HugeIdle,
     All,
     /// The chunks holding these handles (`page_index=N`).
@@ -49,6 +51,7 @@ impl Zram {
                     let pick = match select {
                         WritebackSelect::Huge => c.raw,
                         WritebackSelect::Idle | WritebackSelect::IdleLargeFirst => c.idle,
+                        WritebackSelect::IdleTagBelow(b) => c.idle && c.tag < b,
                         WritebackSelect::HugeIdle => c.raw && c.idle,
                         _ => true,
                     };
@@ -56,7 +59,10 @@ impl Zram {
                         chosen.push(i as u32);
                     }
                 }
-                if matches!(select, WritebackSelect::IdleLargeFirst) {
+                if matches!(
+                    select,
+                    WritebackSelect::IdleLargeFirst | WritebackSelect::IdleTagBelow(_)
+                ) {
                     let len = |i: &u32| self.chunks[*i as usize].as_ref().map_or(0, |c| c.pages.len);
                     chosen.sort_by_key(|i| std::cmp::Reverse(len(i)));
                 }

@@ -123,7 +123,19 @@ impl FrameworkHooks for Lifecycle {
                 }
                 Err(_) => false,
             });
-            anon.truncate(s.cfg.hot_list_pages);
+            // A relaunch's pages past the profiled cap were touched too: a touched cold page is
+            // warm (§4.2 "Promotion"; artifact `compression_scale_identify.py`: access-log
+            // entries after the hot window are scale 1, medium chunks). Left cold they would be
+            // grouped into large chunks, written back, and the next relaunch would read them
+            // from flash. A first launch's extra pages are new data: cold (§4.2 initialisation).
+            let beyond = anon.split_off(anon.len().min(s.cfg.hot_list_pages));
+            let mut promoted = 0u64;
+            for &i in beyond.iter().filter(|_| kind == LaunchKind::Hot) {
+                if s.class(i, pid) == Class::Cold {
+                    s.set_class(i, pid, Class::Warm);
+                    promoted += 1;
+                }
+            }
             let old = std::mem::take(&mut s.app(app.app).hot);
             let scored = s.app(app.app).hot_from_relaunch;
             if kind == LaunchKind::Hot && scored && !old.is_empty() && !sorted.is_empty() {
@@ -150,7 +162,7 @@ impl FrameworkHooks for Lifecycle {
                 });
             }
             // Hotness update: the old hot list becomes warm, this launch's pages hot.
-            let mut moves = 0u64;
+            let mut moves = promoted;
             for &i in &old {
                 if s.class(i, pid) == Class::Hot {
                     s.set_class(i, pid, Class::Warm);
@@ -236,12 +248,13 @@ impl FrameworkHooks for Lifecycle {
             (due, s.cfg.writeback_period, s.cfg.writeback_max_pages)
         });
         if due {
-            // Chunks not loaded since the last marking (a whole period) go to flash compressed,
-            // multi-page (cold, AdaptiveComp) chunks first: cold data leaves DRAM first (§4.2).
+            // Cold chunks not loaded since the last marking (a whole period) go to flash
+            // compressed, multi-page ones first. Only cold-list data: §4.1's placement is hot in
+            // DRAM, warm in zpool, cold on flash (warm chunks stay in zpool).
             k.swap_maintenance(
                 0,
                 SwapMaintenance::Writeback {
-                    mode: WritebackMode::IdleLargeFirst,
+                    mode: WritebackMode::IdleTagBelow(Class::Warm as u8),
                     max_pages: max,
                 },
             );

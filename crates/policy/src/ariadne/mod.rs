@@ -5,8 +5,9 @@
 //! - **HotnessOrg** (§4.2, [`kernel`]'s `HotnessReclaim`): every anonymous page of an app is in
 //!   one of three lists, hot / warm / cold (a dense per-page class array in [`State`]). The
 //!   pages a launch touches become the app's hot list (at most `hot_list_pages`, in access
-//!   order, artifact `hot_list_length`); the previous hot list becomes warm; everything else an
-//!   app creates is cold; a cold page found accessed by reclaim moves to warm (the stock
+//!   order, artifact `hot_list_length`); the launch's pages past that cap become warm (touched,
+//!   §4.2 promotion; artifact `compression_scale_identify.py` scale 1); the previous hot list
+//!   becomes warm; everything else an app creates is cold; a cold page found accessed by reclaim moves to warm (the stock
 //!   inactive→active promotion). Reclaim visits background apps in app-LRU order (least recently
 //!   in the foreground first), other processes next, the foreground app last and only when
 //!   nothing else is left; within a pass it takes cold pages only, then warm, then (AL only)
@@ -28,12 +29,14 @@
 //!   pushed out of the FIFO before use counts as wasted (simplified: it stays resident as an
 //!   ordinary page rather than being re-compressed; reclaim takes it like any other).
 //! - **Compressed writeback** (§4.1/§4.2, `Lifecycle::on_timer`): every `writeback_period_s`,
-//!   when zram holds more than `writeback_at` of its capacity, chunks idle for a whole period
-//!   (not loaded since the last idle marking) are written to flash still compressed, the
-//!   multi-page chunks (AdaptiveComp's cold data) first, so cold data leaves DRAM before warm
-//!   and hot data (§4.2: "cold data is swapped out first"; an idle warm chunk of an app not used
-//!   for a period would otherwise go as early, and its relaunch would read it from flash) (`writeback_compressed`: blocks
-//!   of the compressed size, decompressed on load), at most `writeback_max_mib` per period.
+//!   when zram holds more than `writeback_at` of its capacity, cold-list chunks idle for a
+//!   whole period (not loaded since the last idle marking) are written to flash still
+//!   compressed, multi-page chunks first (`WritebackMode::IdleTagBelow`; `writeback_compressed`:
+//!   blocks of the compressed size, decompressed on load), at most `writeback_max_mib` per
+//!   period. Only cold data: §4.1's placement is "maintain uncompressed hot data in main memory,
+//!   compress warm data into zpool, and swap compressed cold data to the flash" (an idle warm
+//!   chunk of an app not used for a period would otherwise go, and its relaunch would read it
+//!   from flash).
 //! - **EHL / AL** (§5): `exclude_hot = true` never compresses a hot page (EHL): the hot list is
 //!   mlocked from the launch that made it hot until it is demoted, so neither reclaim nor the
 //!   framework's cached-app compaction (`madvise(PAGEOUT)`) takes it; false lets reclaim take
@@ -45,6 +48,14 @@
 //! Costs: list moves (hot→warm demotion, hot-list insertion, cold→warm promotion) are charged
 //! at `lru_op_ns` each to the acting thread's `policy` CPU; compression, decompression, flash
 //! I/O and reclaim are charged by the kernel and zram as for stock.
+//!
+//! Measured (session 7, `ariadne-6.1-relaunch` with one target, 9 others, 30 s use, 3 rounds):
+//! with writeback on, EHL's second relaunch can still wait ~2 s on flash and lmkd kills apps as
+//! "not responding" (PSI full stall); with `writeback = false` neither happens (YouTube 351 ms vs
+//! ZRAM 382 ms, 0 kills). Warm data is no longer written back, so the likely cause (not yet
+//! proven page by page) is cold-list pages the previous relaunch did not touch (hot-list
+//! coverage is ~20% here: a relaunch touches ~35k anon pages against the 10k-page cap), i.e. a
+//! hotness misprediction; flash-queue contention from pre-decompression reads is not ruled out.
 //!
 //! Simplified: the hot list is the launch's touched anonymous pages (the artifact's TTID swap-in
 //! set plus resident pages); the profiled initial hot-list size is one cap for every app; §6.4's
