@@ -319,6 +319,8 @@ fn bad_parameters_are_one_line_errors() {
             .unwrap_err()
             .to_string();
         assert!(!e.contains('\n'), "{e}");
+        // It names the key and says what was expected.
+        assert!(e.contains(k) && e.contains("expected"), "{e}");
     };
     bad("stub_threshold", ParamValue::Int(0));
     bad("bg_period_s", ParamValue::Float(-1.0));
