@@ -116,6 +116,37 @@ fn bad_tables_name_file_line_and_key() {
 }
 
 #[test]
+fn marvin_table_errors_name_file_line_and_key() {
+    // Issue 16: unknown keys, a zero threshold and negative periods in `[policy.marvin]`.
+    let cases = [
+        (
+            "bogus = 1",
+            "key policy.marvin.bogus: expected a parameter of policy marvin (",
+        ),
+        (
+            "stub_threshold = 0",
+            "key policy.marvin.stub_threshold: expected an integer in 1..=1073741824, got the integer 0",
+        ),
+        (
+            "bg_period_s = -5.0",
+            "key policy.marvin.bg_period_s: expected a number in [0.1, 86400], got the float -5",
+        ),
+        (
+            "fg_period_s = -1",
+            "key policy.marvin.fg_period_s: expected a number in [0.1, 86400], got the integer -1",
+        ),
+    ];
+    for (line, want) in cases {
+        let e = plan(&format!("[policy.marvin]\n{line}\n"), &["android"], &[])
+            .err()
+            .unwrap_or_default();
+        assert!(!e.contains('\n'), "{e}");
+        assert!(e.starts_with("scenario s.toml, line 12: "), "{e}");
+        assert!(e.contains(want), "{e}");
+    }
+}
+
+#[test]
 fn ariadne_chunk_sizes_are_checked_before_any_run() {
     let sizes = "chunk sizes grow from hot to cold";
     let cases = [

@@ -134,17 +134,68 @@ impl Rig {
     }
 }
 
+/// The artifact's Clock (`CheckAndUpdate`, `objectIsCold`): a write bit and a 4-bit write shift
+/// register (bit 3 = the latest round), shifted at each full-heap walk. The reference model for
+/// the on-demand write history.
+#[derive(Clone, Copy, Default)]
+struct ShiftRegister {
+    wrote: bool,
+    wsr: u8,
+}
+
+impl ShiftRegister {
+    fn walk(&mut self) {
+        self.wsr = (self.wsr >> 1) | ((self.wrote as u8) << 3);
+        self.wrote = false;
+    }
+    fn cold(&self, rounds: u32) -> bool {
+        let recent = (0xFu8 << (4 - (rounds - 1).min(4))) & 0xF;
+        !self.wrote && self.wsr & recent == 0
+    }
+}
+
 #[test]
 fn clock_coldness_follows_the_artifact() {
-    // wsr < 2 && !wrote for 4 rounds.
-    let mut m = WRITE;
-    assert!(!is_cold(m, 4));
-    for round in 1..=4 {
-        m = age(m);
-        assert_eq!(is_cold(m, 4), round >= 4, "round {round}: wsr {:04b}", wsr(m));
+    // wsr < 2 && !wrote for 4 rounds: written in interval 0, cold from interval 4 on.
+    let mut log = WriteLog::default();
+    assert!(is_cold(log.last(7), 0, 4), "never written: cold");
+    log.write(7, 0);
+    for cur in 0..=6 {
+        assert_eq!(is_cold(log.last(7), cur, 4), cur >= 4, "interval {cur}");
     }
-    assert_eq!(wsr(age(WRITE)), 0b1000);
-    assert_eq!(age(READ | WRITE) & (READ | WRITE), 0, "access bits cleared");
+    log.forget(7);
+    assert_eq!(log.last(7), NEVER, "a freed id has no history");
+}
+
+proptest::proptest! {
+    /// Random app writes and full-heap walks on a few objects: at every walk (before its Clock
+    /// step, as stub creation asks) and after it (as the WriteTask asks), the on-demand history
+    /// gives the shift register's answer for every `cold_rounds`.
+    #[test]
+    fn on_demand_history_matches_the_shift_register(
+        ops in proptest::collection::vec((0u8..10, 0u32..4), 1..300),
+        rounds in 1u32..=5,
+    ) {
+        let mut regs = [ShiftRegister::default(); 4];
+        let mut log = WriteLog::default();
+        let mut interval = 0u32;
+        for (op, o) in ops {
+            if op < 7 {
+                regs[o as usize].wrote = true;
+                log.write(o, interval);
+            } else if op < 9 {
+                interval += 1;
+                for (i, r) in regs.iter_mut().enumerate() {
+                    proptest::prop_assert_eq!(r.cold(rounds), is_cold(log.last(i as u32), interval - 1, rounds));
+                    r.walk();
+                    proptest::prop_assert_eq!(r.cold(rounds), is_cold(log.last(i as u32), interval, rounds));
+                }
+            } else {
+                regs[o as usize] = ShiftRegister::default();
+                log.forget(o);
+            }
+        }
+    }
 }
 
 #[test]
@@ -268,6 +319,8 @@ fn bad_parameters_are_one_line_errors() {
             .unwrap_err()
             .to_string();
         assert!(!e.contains('\n'), "{e}");
+        // It names the key and says what was expected.
+        assert!(e.contains(k) && e.contains("expected"), "{e}");
     };
     bad("stub_threshold", ParamValue::Int(0));
     bad("bg_period_s", ParamValue::Float(-1.0));

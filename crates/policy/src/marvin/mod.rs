@@ -4,11 +4,13 @@
 //!
 //! What is modelled, by the paper's names:
 //! - **Object working-set estimation** (§6.1; [`runtime::MarvinRuntime::barrier`] and `on_mark`):
-//!   app accesses set read/write bits in the object's metadata (GC visits do not: the collector
-//!   does not call the barrier); every full-heap GC shifts them into 4-bit read/write shift
-//!   registers. Full-heap walks are the WriteTask's collections, every 5 s in the foreground and
-//!   30 s in the background (first 6 s after start). Cold = not written in the last `cold_rounds`
-//!   rounds (artifact `objectIsCold = wsr < 2 && !wrote`).
+//!   app writes (and allocation) are recorded by the barrier (GC visits do not: the collector
+//!   does not call the barrier); the artifact shifts a write bit into a 4-bit shift register per
+//!   object at every full-heap GC. Full-heap walks are the WriteTask's collections, every 5 s in
+//!   the foreground and 30 s in the background (first 6 s after start). Cold = not written in the
+//!   last `cold_rounds` rounds (artifact `objectIsCold = wsr < 2 && !wrote`). The simulator
+//!   keeps each object's last write interval instead of shifting every register (same answer,
+//!   [`state::is_cold`]); read bits are not kept (the coldness test does not use them).
 //! - **Stubs** (§5.1): in the background, at the stop-the-world compaction (stock ART's collector
 //!   transition 5 s after going to the background, then every 6th background walk), cold
 //!   swappable objects of at least `stub_threshold` bytes are moved to the page-aligned

@@ -34,6 +34,11 @@ pub struct MarvinRuntime {
     new_stub_bytes: u64,
     /// Accesses seen by the barrier since the last GC (their CPU is charged at the GC's end).
     accesses: u64,
+    /// Full-heap walks started so far: the current write interval (a walk's coldness test looks
+    /// at the interval that ended with it, `interval - 1`).
+    interval: u32,
+    /// Each object's last app write.
+    writes: WriteLog,
 }
 
 impl MarvinRuntime {
@@ -50,14 +55,17 @@ impl MarvinRuntime {
             new_stubs: 0,
             new_stub_bytes: 0,
             accesses: 0,
+            interval: 0,
+            writes: WriteLog::default(),
         }
     }
 
+    /// A stub candidate during a walk (before the walk opens the next write interval).
     fn candidate(&self, v: &ObjView, meta: Meta) -> bool {
         v.size >= self.cfg.stub_threshold
             && meta & STUB == 0
             && self.swappable.get(v.class as usize).copied().unwrap_or(false)
-            && is_cold(meta, self.cfg.cold_rounds)
+            && is_cold(self.writes.last(v.id), self.interval - 1, self.cfg.cold_rounds)
     }
 }
 
@@ -105,6 +113,10 @@ impl RuntimeHooks for MarvinRuntime {
     fn choose_gc(&mut self, _cx: &mut HookCx, heap: &Heap, cause: GcCause, proposed: GcKind) -> GcKind {
         let fg = self.tab.borrow().foreground;
         self.full = !proposed.is_sticky();
+        if self.full {
+            // The Clock step of the artifact's full-heap walk: a new write interval begins.
+            self.interval += 1;
+        }
         self.stub_round = !fg && proposed == (GcKind::Full { compact: true });
         if cause == GcCause::Policy && !fg {
             self.bg_walks = if self.stub_round { 0 } else { self.bg_walks + 1 };
@@ -139,17 +151,10 @@ impl RuntimeHooks for MarvinRuntime {
     #[inline(always)]
     fn on_mark(&mut self, obj: &ObjView, _depth: u32, _young: bool, meta: &mut Meta) -> u8 {
         if *meta & STUB != 0 {
-            if self.full {
-                *meta = age(*meta);
-            }
             return SWAPPED_IN_GROUP;
         }
-        if !self.full {
-            return 0;
-        }
-        let stub = self.stub_round && self.candidate(obj, *meta);
-        *meta = age(*meta);
-        if stub {
+        // Stub rounds are full walks (`choose_gc`).
+        if self.stub_round && self.candidate(obj, *meta) {
             *meta |= STUB;
             self.new_stubs += 1;
             self.new_stub_bytes += obj.size as u64;
@@ -172,13 +177,14 @@ impl RuntimeHooks for MarvinRuntime {
     }
 
     #[inline(always)]
-    fn on_alloc(&mut self, _obj: &ObjView, meta: &mut Meta) {
+    fn on_alloc(&mut self, obj: &ObjView, _meta: &mut Meta) {
         // Allocation writes the object (it is initialised).
-        *meta |= WRITE;
+        self.writes.write(obj.id, self.interval);
     }
 
     #[inline(always)]
     fn on_free(&mut self, obj: &ObjView) {
+        self.writes.forget(obj.id);
         if obj.meta & STUB == 0 {
             return;
         }
@@ -197,7 +203,9 @@ impl RuntimeHooks for MarvinRuntime {
     fn barrier(&mut self, access: &Access, meta: &mut Meta) -> BarrierOutcome {
         self.accesses += 1;
         let write = access.kind.is_write();
-        *meta |= if write { WRITE } else { READ };
+        if write {
+            self.writes.write(access.obj.id, self.interval);
+        }
         if *meta & STUB != 0 {
             let mut t = self.tab.borrow_mut();
             let size = access.obj.size as u64;
@@ -284,7 +292,7 @@ impl RuntimeHooks for MarvinRuntime {
             let needs = s & SAVED == 0 || s & DIRTY != 0;
             if needs
                 && s & RECLAIMED == 0
-                && is_cold(rec.meta, self.cfg.cold_rounds)
+                && is_cold(self.writes.last(o), self.interval, self.cfg.cold_rounds)
                 && budget >= rec.size as u64
             {
                 budget -= rec.size as u64;

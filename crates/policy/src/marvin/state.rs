@@ -9,42 +9,53 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-// ---- object metadata bits (runtime `Meta`, 16 bits; artifact `mirror/object.h`) ----
-/// Read bit (`x_access_bits_` bit 1): an app read since the last full-heap GC.
-pub const READ: Meta = 1 << 0;
-/// Write bit (`x_access_bits_` bit 2): an app write since the last full-heap GC.
-pub const WRITE: Meta = 1 << 1;
-/// Write shift register (`x_shift_regs_` bits 3–0): bit 3 = the latest round.
-pub const WSR_SHIFT: u32 = 2;
-pub const WSR_MASK: Meta = 0xF << WSR_SHIFT;
-/// Read shift register (kept as the artifact does; unused by the coldness test).
-pub const RSR_SHIFT: u32 = 6;
-pub const RSR_MASK: Meta = 0xF << RSR_SHIFT;
+// ---- object metadata bit (runtime `Meta`, 16 bits; artifact `mirror/object.h`) ----
 /// Stub flag (`x_flags_` bit 7): the object is reached through a stub and lives in the
 /// page-aligned swapped-in space.
 pub const STUB: Meta = 1 << 10;
 
-/// The 4-bit write shift register of `meta`.
-#[inline(always)]
-pub fn wsr(meta: Meta) -> u8 {
-    ((meta & WSR_MASK) >> WSR_SHIFT) as u8
+// ---- write history (artifact `x_access_bits_` / `x_shift_regs_`) ----
+// The artifact keeps a write bit and a 4-bit write shift register per object and shifts every
+// register at each full-heap walk. Here each object keeps the write interval of its last app write
+// instead (interval k = between the k-th and (k+1)-th full-heap walk of the app): the same answer,
+// without visiting every object to shift it (test `on_demand_history_matches_the_shift_register`).
+
+/// [`WriteLog`] value of an object never written by the app (nor allocated through it).
+pub const NEVER: u32 = 0;
+
+/// Per object id: 1 + the write interval of its last app write, or [`NEVER`].
+#[derive(Debug, Default, Clone)]
+pub struct WriteLog(Vec<u32>);
+
+impl WriteLog {
+    #[inline(always)]
+    pub fn last(&self, o: ObjId) -> u32 {
+        self.0.get(o as usize).copied().unwrap_or(NEVER)
+    }
+    /// An app write (or the allocation) of `o` during write interval `cur`.
+    #[inline(always)]
+    pub fn write(&mut self, o: ObjId, cur: u32) {
+        let i = o as usize;
+        if self.0.len() <= i {
+            self.0.resize(i + 1, NEVER);
+        }
+        self.0[i] = cur + 1;
+    }
+    /// `o` was freed (its id may be reused by an object that starts with no history).
+    #[inline(always)]
+    pub fn forget(&mut self, o: ObjId) {
+        if let Some(x) = self.0.get_mut(o as usize) {
+            *x = NEVER;
+        }
+    }
 }
 
-/// Clock step at a full-heap walk (artifact `CheckAndUpdate`): shift each register right, put the
-/// round's bit in bit 3, clear the access bits.
+/// Cold in write interval `cur` (§6.1; artifact `objectIsCold = wsr < 2 && !wrote` for 4
+/// rounds): no app write in `cur` nor in the `rounds - 1` intervals before it. `last` is the
+/// object's [`WriteLog`] value.
 #[inline(always)]
-pub fn age(meta: Meta) -> Meta {
-    let w = (wsr(meta) >> 1) | (((meta & WRITE != 0) as u8) << 3);
-    let r = ((((meta & RSR_MASK) >> RSR_SHIFT) as u8) >> 1) | (((meta & READ != 0) as u8) << 3);
-    (meta & !(WSR_MASK | RSR_MASK | READ | WRITE)) | ((w as Meta) << WSR_SHIFT) | ((r as Meta) << RSR_SHIFT)
-}
-
-/// Cold: not written in the current round nor in the last `rounds - 1` completed ones (artifact
-/// `objectIsCold = wsr < 2 && !wrote` for 4 rounds).
-#[inline(always)]
-pub fn is_cold(meta: Meta, rounds: u32) -> bool {
-    let recent = (0xFu8 << (4 - (rounds - 1).min(4))) & 0xF;
-    meta & WRITE == 0 && wsr(meta) & recent == 0
+pub fn is_cold(last: u32, cur: u32, rounds: u32) -> bool {
+    last == NEVER || cur as u64 + 1 >= last as u64 + rounds as u64
 }
 
 // ---- per-object swap state in the app's table (dense by object id) ----
