@@ -58,8 +58,9 @@
 //!      may replace the heap's target footprint ([`AfterGc::target_footprint`], e.g. a tight
 //!      background heap) until the next GC or state change.
 //!
-//! [`RuntimeHooks::is_stock`] lets a stock full DFS GC take a specialised trace loop that calls no
-//! per-object hook.
+//! [`RuntimeHooks::is_stock`] lets a full DFS GC whose hooks act as stock ART's (optionally
+//! bookmarking the objects of [`RuntimeHooks::bookmark_mask`]) take a specialised trace loop that
+//! calls no per-object hook for objects marked in place.
 
 use crate::gc::{GcCause, GcKind, GcStats};
 use crate::heap::{Heap, Meta, ObjId, ObjView, OBJECT_ALIGNMENT};
@@ -326,13 +327,23 @@ pub trait RuntimeHooks {
     /// pause into `out`; the runtime applies them after this returns.
     fn after_gc(&mut self, _cx: &mut HookCx, _heap: &Heap, _stats: &GcStats, _out: &mut AfterGc) {}
 
-    /// Whether these hooks behave exactly as stock ART during a trace ([`Self::visit_mode`] is
-    /// always [`VisitMode::Normal`], [`Self::on_mark`] returns group 0 and leaves `meta` alone), so
-    /// the collector may trace full GCs that collect everything with a specialised loop that does
-    /// not call them. Default `false`; only override it with `true` when both methods keep their
-    /// defaults.
+    /// Whether these hooks behave as stock ART during this collection's trace, so the collector
+    /// may trace a full GC that collects everything with a specialised loop that does not call
+    /// them for objects marked in place: [`Self::visit_mode`] is [`VisitMode::Normal`], or
+    /// [`VisitMode::Bookmarked`] exactly for objects whose metadata has a bit of
+    /// [`Self::bookmark_mask`], and [`Self::on_mark`] leaves `meta` alone and has no other effect
+    /// (its group is not used: only objects of evacuated regions are copied, and the loop still
+    /// calls both hooks for them). Asked once per collection, after [`Self::choose_gc`]; the
+    /// answer may depend on the policy's state (Marvin: every walk but a stub round). Default
+    /// `false`.
     fn is_stock(&self) -> bool {
         false
+    }
+
+    /// The metadata bits that make [`Self::visit_mode`] answer [`VisitMode::Bookmarked`] when
+    /// [`Self::is_stock`] is `true` (read by the specialised loop). Default: none.
+    fn bookmark_mask(&self) -> Meta {
+        0
     }
 }
 

@@ -176,6 +176,16 @@ impl RuntimeHooks for MarvinRuntime {
         true
     }
 
+    /// Every walk but a stub round: `on_mark` then leaves metadata alone and stubs are
+    /// bookmarked by their `STUB` bit (the write history is kept by the barrier, not the walk).
+    fn is_stock(&self) -> bool {
+        !self.stub_round
+    }
+
+    fn bookmark_mask(&self) -> Meta {
+        STUB
+    }
+
     #[inline(always)]
     fn on_alloc(&mut self, obj: &ObjView, _meta: &mut Meta) {
         // Allocation writes the object (it is initialised).

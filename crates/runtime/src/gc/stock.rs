@@ -15,6 +15,8 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
     /// popped. With `EVAC`, objects in evacuated regions (`evac_bits`) are recognised when first
     /// marked and copied then, through [`Self::visit`]. With `FREE` (the backing's touches cost
     /// nothing and record nothing, [`crate::backing::PageBacking::touches_are_free`]) nothing is touched in place.
+    /// Objects whose metadata has a bit of [`RuntimeHooks::bookmark_mask`] are scanned without
+    /// being touched, as [`crate::hooks::VisitMode::Bookmarked`] does.
     pub(super) fn trace_full_stock<const FREE: bool, const EVAC: bool>(
         &mut self,
         refs: &[ObjId],
@@ -22,6 +24,7 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
         evac_bits: &[u64],
     ) {
         let sentinel = self.recs.len() as ObjId;
+        let mask = self.hooks.bookmark_mask();
         // The marks, records and region table as locals, so the compiler knows the stores into the
         // marks and the stack leave them alone (`visit`, which needs them, gets them back first;
         // it never reads the marks).
@@ -59,7 +62,8 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
                     m.bytes += rec.size;
                 }
             }
-            if !FREE && e & (VISITED | TOUCH) != VISITED {
+            // Bookmarked objects (`mask`) are scanned without touching their pages.
+            if !FREE && e & (VISITED | TOUCH) != VISITED && rec.meta & mask == 0 {
                 self.touch_in_place(&rec);
             }
             for &c in &refs[rec.ref_start as usize..][..rec.ref_len as usize] {
