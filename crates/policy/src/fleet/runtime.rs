@@ -298,6 +298,12 @@ impl RuntimeHooks for FleetArt {
         g
     }
 
+    /// Outside the grouping GC `on_mark` does nothing and every object is visited normally: a
+    /// full GC of the whole heap (stock mode) may take the specialised loop.
+    fn is_stock(&self) -> bool {
+        self.mode != Mode::Grouping
+    }
+
     /// Ungrouped in the foreground the barrier does nothing (no card, no coverage, no T_B
     /// marking); while grouped it may still act until T_F elapses, so it is kept (conservative).
     fn default_barrier(&self) -> bool {
