@@ -80,25 +80,72 @@ fn background_reclaim_ms(o: &SimOutput) -> (f64, f64) {
     (get("kswapd"), get("kswapd") + get("kernel"))
 }
 
+/// Why kswapd did (not) run: its wakeups and the lowest sampled free memory (MiB) against the low
+/// watermark it wakes at.
+fn kswapd_cause(o: &SimOutput) -> (u64, f64, f64) {
+    let mib = |pages: u64| pages as f64 * 4096.0 / (1 << 20) as f64;
+    let min_free = o.samples.iter().map(|s| s.free_pages).min().unwrap_or(0);
+    let k = &o.kernel;
+    (
+        k.vmstat.kswapd_wakeups,
+        mib(min_free),
+        mib(k.params.watermarks.low),
+    )
+}
+
 /// Ariadne Fig. 3: kswapd CPU with zram is 2.6× all-in-DRAM and 2.0× flash swap (heavy
 /// workload). zram costs the reclaimer compression; flash costs it only the scan and unmap. The
-/// ratio is taken over background reclaim CPU (kswapd + cached-app compaction), since on this
-/// profile kswapd itself rarely runs.
+/// ratio is taken over background reclaim CPU (kswapd + cached-app compaction). On this profile
+/// kswapd never wakes (not a kswapd fault: free memory stays gigabytes above the low watermark,
+/// the ten apps' Android 14 footprints after 65 s fit the 12 GB phone), so all the reclaim the
+/// row sees is cached-app compaction, which Perfetto would charge to system_server, not kswapd;
+/// the printed wakeups and lowest free memory show it.
 fn ariadne_fig3(quick: bool) -> anyhow::Result<Check> {
     let runs = fig3_runs(quick)?;
-    let (kd, dram) = background_reclaim_ms(find(&runs, "dram")?);
-    let (kz, zram) = background_reclaim_ms(find(&runs, "zram")?);
-    let (kf, flash) = background_reclaim_ms(find(&runs, "flash")?);
+    let outs = [find(&runs, "dram")?, find(&runs, "zram")?, find(&runs, "flash")?];
+    let [(kd, dram), (kz, zram), (kf, flash)] = outs.map(background_reclaim_ms);
+    let [cd, cz, cf] = outs.map(kswapd_cause);
     let (r_dram, r_flash) = (zram / dram, zram / flash);
+    let idle = if cd.0 + cz.0 + cf.0 == 0 {
+        " (no memory pressure in any run: all the reclaim measured is cached-app compaction)"
+    } else {
+        ""
+    };
     let ok = (1.69..=3.51).contains(&r_dram) && (1.3..=2.7).contains(&r_flash);
     Ok(Check {
         check: "background reclaim CPU (kswapd + cached-app compaction): zram vs DRAM vs flash swap (Pixel 7)"
             .into(),
         paper: "Ariadne Fig. 3: kswapd CPU, ZRAM 2.6x DRAM and 2.0x SWAP".into(),
         simulated: format!(
-            "DRAM {dram:.0} ms, zram {zram:.0} ms, flash {flash:.0} ms ({r_dram:.2}x, {r_flash:.2}x); kswapd alone {kd:.0} / {kz:.0} / {kf:.0} ms"
+            "DRAM {dram:.0} ms, zram {zram:.0} ms, flash {flash:.0} ms ({r_dram:.2}x, {r_flash:.2}x); kswapd alone {kd:.0} / {kz:.0} / {kf:.0} ms: \
+             it woke {} / {} / {} times, lowest sampled free memory {:.0} / {:.0} / {:.0} MiB vs its low watermark {:.0} MiB{idle}",
+            cd.0, cz.0, cf.0, cd.1, cz.1, cf.1, cd.2
         ),
         tolerance: "each ratio within ±35% (1.69x..3.51x; 1.3x..2.7x)".into(),
         status: status(ok),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The Fig. 3 diagnosis: kswapd never wakes on the Pixel 7 runs because free memory never
+    /// reaches the low watermark, while on a run under pressure the same probe sees it wake.
+    #[test]
+    fn fig3_kswapd_idle_for_lack_of_pressure() {
+        let runs = fig3_runs(true).unwrap();
+        for (label, o) in runs.iter() {
+            let (wakeups, min_free, low) = kswapd_cause(o);
+            assert_eq!(wakeups, 0, "{label}: kswapd woke");
+            assert!(min_free > low * 10.0, "{label}: {min_free} MiB free vs low {low} MiB");
+            assert_eq!(background_reclaim_ms(o).0, 0.0, "{label}");
+        }
+        let zram = background_reclaim_ms(find(&runs, "zram").unwrap()).1;
+        assert!(zram > 0.0, "cached-app compaction did no reclaim");
+        let marvin = run_scenario("marvin-fig3-alloc", true).unwrap();
+        let (wakeups, _, _) = kswapd_cause(&marvin[0].1);
+        assert!(wakeups > 0, "kswapd never woke under pressure");
+        assert!(background_reclaim_ms(&marvin[0].1).0 > 0.0);
+    }
 }
