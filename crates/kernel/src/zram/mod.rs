@@ -720,8 +720,9 @@ impl SwapBackend for Zram {
     }
 
     fn load_batch(&mut self, env: &mut BackendEnv, handles: &[SwapHandle], out: &mut Vec<Loaded>) {
-        // A multi-page chunk in the pool is decompressed once for all of its pages in the request
-        // (the kernel asks for a faulting page's chunk-mates right after it).
+        // A multi-page chunk is decompressed once for all of its pages in the request (the kernel
+        // asks for a faulting page's chunk-mates right after it); one written back compressed is
+        // also read from flash once (its blocks hold the whole chunk).
         let mut whole: Option<u32> = None;
         for &h in handles {
             let Slot::InChunk { chunk, index } = self.slots[h as usize] else {
@@ -743,7 +744,10 @@ impl SwapBackend for Zram {
                 });
                 continue;
             }
-            let multi = matches!(c.loc, Location::Pool) && c.sub_bytes == 0 && !c.raw && c.pages.len > 1;
+            let multi = matches!(c.loc, Location::Pool | Location::BackingCompressed { .. })
+                && c.sub_bytes == 0
+                && !c.raw
+                && c.pages.len > 1;
             out.push(self.load(env, h));
             whole = multi.then_some(chunk);
         }
