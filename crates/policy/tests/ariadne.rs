@@ -138,7 +138,7 @@ fn a_written_back_cold_chunk_is_read_from_flash_once_for_all_its_pages() {
     z.load_batch(&mut env, &batch, &mut out);
     let read: u64 = out.iter().map(|l| l.cost.bytes_read).sum();
     assert!(
-        read > 0 && read % 4096 == 0 && read < 4 * 4096,
+        read > 0 && read.is_multiple_of(4096) && read < 4 * 4096,
         "{read} B read for one chunk"
     );
     assert_eq!(out.iter().filter(|l| l.cost.decompress_ns > 0).count(), 1);
