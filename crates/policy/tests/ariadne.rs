@@ -118,6 +118,37 @@ fn compressed_writeback_round_trips_with_fewer_bytes() {
 }
 
 #[test]
+fn a_written_back_cold_chunk_is_read_from_flash_once_for_all_its_pages() {
+    let (store, ids) = contents(8);
+    let mut z = zram(true);
+    let mut flash = FlashDevice::new(100_000, 200_000, 2000.0, 1000.0);
+    let h = store_all(&mut z, &store, &mut flash, &ids, |_| 0);
+    let mut env = BackendEnv {
+        now: 0,
+        contents: &store,
+        cpu_factor: 1.0,
+        flash: &mut flash,
+    };
+    let w = z.writeback(&mut env, WritebackSelect::All, u64::MAX);
+    assert!(w.bytes_written > 0);
+    let mut batch = vec![h[0]];
+    z.neighbours(h[0], 32, &mut batch);
+    assert_eq!(batch.len(), 4, "four pages per 16 KiB chunk");
+    let mut out = Vec::new();
+    z.load_batch(&mut env, &batch, &mut out);
+    let read: u64 = out.iter().map(|l| l.cost.bytes_read).sum();
+    assert!(
+        read > 0 && read.is_multiple_of(4096) && read < 4 * 4096,
+        "{read} B read for one chunk"
+    );
+    assert_eq!(out.iter().filter(|l| l.cost.decompress_ns > 0).count(), 1);
+    for (k, &hh) in batch.iter().enumerate() {
+        let i = h.iter().position(|&x| x == hh).unwrap();
+        assert_eq!(out[k].checksum, store.checksum(ids[i]), "page {i}");
+    }
+}
+
+#[test]
 fn a_million_swapped_pages_come_back_intact() {
     // 4096 distinct pages swapped out and in 245 times each in mixed classes (≥ 10^6 pages).
     let (store, ids) = contents(4096);

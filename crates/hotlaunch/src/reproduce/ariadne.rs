@@ -301,8 +301,10 @@ fn relaunch_vs_zram(quick: bool) -> anyhow::Result<Check> {
         simulated: format!(
             "EHL {}, AL {} (LZ4); {lzo}; bound 1−DRAM/ZRAM {}. Artifact method (DRAM + the \
              relaunch's decompression): EHL {}, AL {}. Split (mean ms per relaunch): {}; {}; {}; \
-             {} (flash = file-page refaults, which no ZRAM scheme avoids; fault = per-fault \
-             handling)",
+             {} (flash = file-page refaults, which no ZRAM scheme avoids, plus for Ariadne reads \
+             of written-back cold chunks: pages the previous relaunch did not touch (hot-list \
+             misprediction) or touched while their swap copy stayed in a cold chunk; fault = \
+             per-fault handling)",
             pct(ehl),
             pct(al),
             pct(bound),

@@ -207,7 +207,9 @@ struct Chunk {
     /// Bytes counted in `compr_data_size`.
     stored: u32,
     loc: Location,
-    idle: bool,
+    /// `Zram::idle_epoch` at its creation or last load: idle once a later marking bumped the
+    /// epoch (marking is O(1), not a walk of every chunk).
+    used_epoch: u32,
     /// Highest swap tag of its pages (writeback by tag).
     tag: u8,
 }
@@ -236,6 +238,8 @@ pub struct Zram {
     bd: BdStat,
     bytes_read: u64,
     bytes_written: u64,
+    /// Bumped by each idle marking (`echo all > idle`).
+    idle_epoch: u32,
     /// Same-fill value per content id (None = not same-filled), computed once per content.
     same_cache: Vec<Option<Option<u64>>>,
     buf: Vec<u8>,
@@ -307,6 +311,7 @@ impl Zram {
             bd: BdStat::default(),
             bytes_read: 0,
             bytes_written: 0,
+            idle_epoch: 0,
             same_cache: Vec::new(),
             buf: Vec::new(),
             page_buf: Vec::new(),
@@ -491,7 +496,7 @@ impl Zram {
             allocs: self.obj_runs.insert(&self.new_objs),
             stored,
             loc: Location::Pool,
-            idle: false,
+            used_epoch: self.idle_epoch,
             tag: pages.iter().map(|p| p.tag).max().unwrap_or(0),
         };
         self.new_ids = ids;
@@ -521,7 +526,7 @@ impl Zram {
     /// Checksum of page `index` of `chunk` recovered from the pool, and the decompression cost.
     fn recover(&mut self, contents: &ContentStore, cid: u32, index: usize, cpu_factor: f64) -> (u64, IoCost) {
         let chunk = self.chunks[cid as usize].as_mut().expect("live chunk");
-        chunk.idle = false;
+        chunk.used_epoch = self.idle_epoch;
         let (raw, sub_bytes, blobs) = (chunk.raw, chunk.sub_bytes, chunk.blobs);
         let mut cost = IoCost::default();
         let id = self.page_recs.get(chunk.pages)[index].id;
@@ -720,8 +725,9 @@ impl SwapBackend for Zram {
     }
 
     fn load_batch(&mut self, env: &mut BackendEnv, handles: &[SwapHandle], out: &mut Vec<Loaded>) {
-        // A multi-page chunk in the pool is decompressed once for all of its pages in the request
-        // (the kernel asks for a faulting page's chunk-mates right after it).
+        // A multi-page chunk is decompressed once for all of its pages in the request (the kernel
+        // asks for a faulting page's chunk-mates right after it); one written back compressed is
+        // also read from flash once (its blocks hold the whole chunk).
         let mut whole: Option<u32> = None;
         for &h in handles {
             let Slot::InChunk { chunk, index } = self.slots[h as usize] else {
@@ -743,7 +749,10 @@ impl SwapBackend for Zram {
                 });
                 continue;
             }
-            let multi = matches!(c.loc, Location::Pool) && c.sub_bytes == 0 && !c.raw && c.pages.len > 1;
+            let multi = matches!(c.loc, Location::Pool | Location::BackingCompressed { .. })
+                && c.sub_bytes == 0
+                && !c.raw
+                && c.pages.len > 1;
             out.push(self.load(env, h));
             whole = multi.then_some(chunk);
         }

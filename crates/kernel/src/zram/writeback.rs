@@ -25,9 +25,7 @@ pub enum WritebackSelect<'a> {
 impl Zram {
     /// Mark every chunk in the pool idle (`echo all > idle`); a load clears the mark.
     pub fn mark_idle(&mut self) {
-        for c in self.chunks.iter_mut().flatten() {
-            c.idle = true;
-        }
+        self.idle_epoch += 1;
     }
 
     /// Write selected chunks to the backing device (at most `max_pages` pages). Returns the work
@@ -48,11 +46,12 @@ impl Zram {
             _ => {
                 for (i, c) in self.chunks.iter().enumerate() {
                     let Some(c) = c else { continue };
+                    let idle = c.used_epoch < self.idle_epoch;
                     let pick = match select {
                         WritebackSelect::Huge => c.raw,
-                        WritebackSelect::Idle | WritebackSelect::IdleLargeFirst => c.idle,
-                        WritebackSelect::IdleTagBelow(b) => c.idle && c.tag < b,
-                        WritebackSelect::HugeIdle => c.raw && c.idle,
+                        WritebackSelect::Idle | WritebackSelect::IdleLargeFirst => idle,
+                        WritebackSelect::IdleTagBelow(b) => idle && c.tag < b,
+                        WritebackSelect::HugeIdle => c.raw && idle,
                         _ => true,
                     };
                     if pick {

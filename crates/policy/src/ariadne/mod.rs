@@ -49,13 +49,16 @@
 //! at `lru_op_ns` each to the acting thread's `policy` CPU; compression, decompression, flash
 //! I/O and reclaim are charged by the kernel and zram as for stock.
 //!
-//! Measured (session 7, `ariadne-6.1-relaunch` with one target, 9 others, 30 s use, 3 rounds):
-//! with writeback on, EHL's second relaunch can still wait ~2 s on flash and lmkd kills apps as
-//! "not responding" (PSI full stall); with `writeback = false` neither happens (YouTube 351 ms vs
-//! ZRAM 382 ms, 0 kills). Warm data is no longer written back, so the likely cause (not yet
-//! proven page by page) is cold-list pages the previous relaunch did not touch (hot-list
-//! coverage is ~20% here: a relaunch touches ~35k anon pages against the 10k-page cap), i.e. a
-//! hotness misprediction; flash-queue contention from pre-decompression reads is not ruled out.
+//! Measured (session 7, `ariadne-6.1-relaunch` with one target, 9 others, 30 s use, 3 rounds;
+//! per-fault flash reads split by the faulting page's list): EHL's second YouTube relaunch waited
+//! 2.1 s on flash because every chunk-mate of a written-back cold chunk re-read the whole chunk
+//! (a zram bug, fixed: one read per chunk, 108 → 33 MiB, 2582 → ≤ 640 ms). What remains (~285 ms
+//! of flash wait in that relaunch vs ZRAM's ~110 ms file refaults) is 6.7k pages the previous
+//! relaunch did not touch (cold: hot-list misprediction, coverage ~21% with ~32k touched pages
+//! against the 10k cap; ~175 ms) and 3.3k pages it did touch (warm) whose swap copy stayed in
+//! its cold chunk (a clean swap-cache page is reclaimed without a re-store, keeping its cold
+//! tag) and went to flash with it (~110 ms). The writeback trigger counts written-back pages as
+//! stored (zram keeps their slots), not the paper's "zpool space insufficient".
 //!
 //! Simplified: the hot list is the launch's touched anonymous pages (the artifact's TTID swap-in
 //! set plus resident pages); the profiled initial hot-list size is one cap for every app; §6.4's
