@@ -40,7 +40,9 @@
 //! the buddy allocator (no swap on the paper's device); when no region can be taken, an order-0
 //! page comes straight from the buddy allocator ("stray", counted), but only after the kernel has
 //! compacted and reclaimed for the region as for any costly-order allocation (the kernel's
-//! `block_wanted` seam, once per allocation; parameter `region_effort`).
+//! `block_wanted` seam, once per allocation; parameter `region_effort`). Kernel compaction
+//! cannot move region pages (each region is one order-`order` allocation), so for a region only
+//! its reclaim round (region-granular for the cache domain) and moved stray pages make a block.
 //!
 //! **Parameters** (sources in [`Regions::params`]): `order` 5–8 (RG5…RG8, default 6 = RG6, §6.1),
 //! `sharing`, `cache_domain`, `region_reclaim`, `vmalloc_domain`, `compact_on_background`,
