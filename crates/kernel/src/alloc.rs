@@ -1,7 +1,9 @@
 //! Physical allocation: user frames through the Linux slow path (watermarks, kswapd wake-up,
 //! direct reclaim, OOM), kernel and high-order allocations through `__alloc_pages_slowpath`'s
 //! high-order steps (direct compaction, one reclaim round, as their `gfp` allows:
-//! [`HighOrderGfp`]), and the frames held by swap backends (zram's pool). Every frame goes through
+//! [`HighOrderGfp`]), and the frames held by swap backends (zram's pool). A placement policy
+//! that takes blocks for order-0 pages (regions) gets the same costly-order effort for its block
+//! through [`crate::hooks::PlacementHook::block_wanted`] before it falls back. Every frame goes through
 //! the [`crate::hooks::PlacementHook`]; `frame_owner` records who holds each frame. I/O buffers
 //! are in [`crate::ion`], the compaction decision in [`crate::compaction`].
 //!
@@ -46,6 +48,16 @@ impl HighOrderGfp {
         compact: true,
         reclaim: true,
     };
+}
+
+/// What a successful high-order attempt does with the block it found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Take {
+    /// Allocate it as kernel frames of this migrate type and purpose.
+    Frames(MigrateType, AllocPurpose),
+    /// Leave it on the free lists for the placement hook's next `alloc`
+    /// ([`crate::hooks::PlacementHook::block_wanted`]); a success returns `NIL`.
+    Leave,
 }
 
 impl Kernel {
@@ -97,10 +109,17 @@ impl Kernel {
         };
         let wm = self.params.watermarks;
         let mut retries = 0;
+        let mut block_asked = false;
         loop {
             let free = self.free_pages();
             if free <= wm.low {
                 self.wake_kswapd(now + stall.ns);
+            }
+            if free > wm.min && !std::mem::replace(&mut block_asked, true) {
+                self.secure_wanted_block(now, actor, purpose, stall);
+                if dead(self) {
+                    return Err(KernelError::Killed(owner.unwrap_or(NIL)));
+                }
             }
             if free > wm.min {
                 let mut cx = hook_cx!(self, now + stall.ns, Actor::Kernel);
@@ -138,6 +157,23 @@ impl Kernel {
                 }
             }
         }
+    }
+
+    /// The [`crate::hooks::PlacementHook::block_wanted`] seam: if the placement's next `alloc`
+    /// for `purpose` will take a block of some order from the buddy allocator, make the effort of
+    /// a costly-order `__alloc_pages_slowpath` for it ([`HighOrderGfp::NORETRY`]: async direct
+    /// compaction, one round of direct reclaim, sync compaction; no retry loop), charged to
+    /// `actor` and its stall. The block stays on the free lists for `alloc`. Asked at most once
+    /// per allocation by the caller, and straight-line here, so it cannot loop.
+    fn secure_wanted_block(&mut self, now: Nanos, actor: Actor, purpose: AllocPurpose, stall: &mut Stall) {
+        let mut cx = hook_cx!(self, now + stall.ns, Actor::Kernel);
+        let Some(order) = self.hooks.placement.block_wanted(&mut cx, &self.buddy, purpose) else {
+            return;
+        };
+        if order == 0 || order as usize >= NR_ORDERS {
+            return;
+        }
+        self.alloc_high_order(now, actor, order, Take::Leave, HighOrderGfp::NORETRY, stall);
     }
 
     /// Kernel allocation (no reclaim; below min it fails): stacks, page tables, slab.
@@ -196,8 +232,7 @@ impl Kernel {
             now,
             actor,
             order,
-            mt,
-            purpose,
+            Take::Frames(mt, purpose),
             HighOrderGfp::COMPACT_ONLY,
             &mut stall,
         );
@@ -208,18 +243,18 @@ impl Kernel {
         self.free_kernel_frames(pfn, order, purpose);
     }
 
-    /// A block of `order` straight from the free lists if the watermark check at `mark` passes.
-    fn try_high_order(
-        &mut self,
-        order: u8,
-        mt: MigrateType,
-        purpose: AllocPurpose,
-        mark: u64,
-    ) -> Option<Pfn> {
-        if self.watermark_ok(order, mark) {
-            self.alloc_kernel_frames(order, mt, purpose)
-        } else {
-            None
+    /// A block of `order` straight from the free lists if the watermark check at `mark` passes,
+    /// taken as `take` says.
+    fn try_high_order(&mut self, order: u8, take: Take, mark: u64) -> Option<Pfn> {
+        if !self.watermark_ok(order, mark) {
+            return None;
+        }
+        match take {
+            Take::Frames(mt, purpose) => self.alloc_kernel_frames(order, mt, purpose),
+            Take::Leave => self.buddy.free_block_counts()[order as usize..]
+                .iter()
+                .any(|&n| n > 0)
+                .then_some(NIL),
         }
     }
 
@@ -238,40 +273,38 @@ impl Kernel {
     /// A high-order allocation (`__alloc_pages_nodemask` for `order > 0`): the free lists at the
     /// low watermark; then, as `gfp` allows, wake kswapd, retry at min, async direct compaction,
     /// one round of direct reclaim and a last sync compaction (3.4 `__alloc_pages_slowpath` with
-    /// `__GFP_NORETRY`). Every stall lands on `stall`.
-    #[allow(clippy::too_many_arguments)] // mirrors the kernel's gfp/alloc-context parameters
+    /// `__GFP_NORETRY`). Every stall lands on `stall`. The block is taken as `take` says.
     pub(crate) fn alloc_high_order(
         &mut self,
         now: Nanos,
         actor: Actor,
         order: u8,
-        mt: MigrateType,
-        purpose: AllocPurpose,
+        take: Take,
         gfp: HighOrderGfp,
         stall: &mut Stall,
     ) -> Option<Pfn> {
         let wm = self.params.watermarks;
-        if let Some(p) = self.try_high_order(order, mt, purpose, wm.low) {
+        if let Some(p) = self.try_high_order(order, take, wm.low) {
             return Some(p);
         }
         if gfp.wake_kswapd {
             self.wake_kswapd(now + stall.ns);
         }
-        if let Some(p) = self.try_high_order(order, mt, purpose, wm.min) {
+        if let Some(p) = self.try_high_order(order, take, wm.min) {
             return Some(p);
         }
         if !gfp.compact {
             return None;
         }
-        if let Some(p) = self.direct_compact(now, actor, order, mt, purpose, false, stall) {
+        if let Some(p) = self.direct_compact(now, actor, order, take, false, stall) {
             return Some(p);
         }
         if gfp.reclaim {
             self.direct_reclaim(now + stall.ns, actor, stall);
-            if let Some(p) = self.try_high_order(order, mt, purpose, wm.min) {
+            if let Some(p) = self.try_high_order(order, take, wm.min) {
                 return Some(p);
             }
-            if let Some(p) = self.direct_compact(now, actor, order, mt, purpose, true, stall) {
+            if let Some(p) = self.direct_compact(now, actor, order, take, true, stall) {
                 return Some(p);
             }
         }
@@ -285,14 +318,12 @@ impl Kernel {
     /// `__alloc_pages_direct_compact`: compact unless deferred or unsuitable, then retry the free
     /// lists at min. A success resets the deferral; a failed sync run defers (3.4: async failures
     /// do not).
-    #[allow(clippy::too_many_arguments)]
     fn direct_compact(
         &mut self,
         now: Nanos,
         actor: Actor,
         order: u8,
-        mt: MigrateType,
-        purpose: AllocPurpose,
+        take: Take,
         sync: bool,
         stall: &mut Stall,
     ) -> Option<Pfn> {
@@ -302,7 +333,7 @@ impl Kernel {
         let min = self.params.watermarks.min;
         match self.compaction_suitable(order) {
             Suitable::Skipped => return None,
-            Suitable::Partial => return self.try_high_order(order, mt, purpose, min),
+            Suitable::Partial => return self.try_high_order(order, take, min),
             Suitable::Continue => {}
         }
         self.vmstat.compact_stall += 1;
@@ -313,7 +344,7 @@ impl Kernel {
         stall.psi_ns += cost;
         self.psi
             .record(now + stall.ns, cost, matches!(actor, Actor::AppMain(_)));
-        if let Some(p) = self.try_high_order(order, mt, purpose, min) {
+        if let Some(p) = self.try_high_order(order, take, min) {
             self.vmstat.compact_success += 1;
             self.compact_defer.reset(order);
             return Some(p);

@@ -44,6 +44,10 @@
 //! - [`PlacementHook::reclaim_unit`]: for every file page a reclaim pass (LRU walk, shrinker) is
 //!   about to drop: other frames to empty with it (clean inactive file pages dropped, other
 //!   resident pages migrated as above); region-granular file reclaim.
+//! - [`PlacementHook::block_wanted`]: once per order-0 slow-path allocation (user pages,
+//!   I/O-buffer pages), before `alloc`, when free memory is above min: the order of a block the
+//!   next `alloc` will take; the kernel compacts and reclaims for it as for a costly-order
+//!   request (`crate::alloc`), then calls `alloc` whatever the outcome (bounded: no retry loop).
 //!
 //! Backend-level seams live with the backends: zram's [`crate::zram::ChunkPlanner`] (called on
 //! every zram store, i.e. every swap-out batch, PAGEOUT and write-ahead; `group_by_tag` lets a
@@ -254,6 +258,26 @@ pub trait PlacementHook {
     ) -> Option<Pfn> {
         let _ = purpose;
         buddy.alloc(order, mt)
+    }
+
+    /// Asked once per order-0 allocation on the slow path (user pages, I/O-buffer pages), before
+    /// `alloc`, when free memory is above the min watermark: the order of a block that this
+    /// policy's next `alloc` for `purpose` will take from `buddy` (e.g. a new region), or `None`.
+    /// If the free lists cannot serve that order (watermark check for the order at low, then
+    /// min), the kernel makes the effort of a costly-order `__alloc_pages_slowpath` for it: wake
+    /// kswapd, async direct compaction, one round of direct reclaim, sync compaction (deferral
+    /// as for any compaction), charged to the allocating task and on its stall; it leaves the
+    /// block on the free lists. Then it calls `alloc` whatever the outcome, so a policy falls
+    /// back (e.g. to a single page) only after that effort. Never asked twice for one
+    /// allocation, and the effort has no retry loop, so it cannot spin. Default: `None`.
+    fn block_wanted(
+        &mut self,
+        _cx: &mut HookCx,
+        buddy: &BuddyAllocator,
+        purpose: AllocPurpose,
+    ) -> Option<u8> {
+        let _ = (buddy, purpose);
+        None
     }
 
     /// Return frames allocated by `alloc`.

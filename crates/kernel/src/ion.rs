@@ -37,7 +37,7 @@
 //! cleared blocks go straight back to the buddy allocator, as the ISMM'15 Fig. 1 heap does); order-0 pages use the normal user-page slow path
 //! with its retries (3.4's `__GFP_NORETRY` would fail them after one reclaim round instead).
 
-use crate::alloc::HighOrderGfp;
+use crate::alloc::{HighOrderGfp, Take};
 use crate::hooks::AllocPurpose;
 use crate::types::*;
 use crate::{IoBuffer, Kernel, KernelError, OWNER_KERNEL};
@@ -125,8 +125,7 @@ impl Kernel {
                         now + stall.ns,
                         actor,
                         order,
-                        MigrateType::Unmovable,
-                        AllocPurpose::IoBuffer,
+                        Take::Frames(MigrateType::Unmovable, AllocPurpose::IoBuffer),
                         ion.gfp(order),
                         &mut stall,
                     )

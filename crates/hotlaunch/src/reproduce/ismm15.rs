@@ -146,6 +146,14 @@ impl PlacementHook for ExitProbe {
     fn held_free_pages(&self) -> u64 {
         self.inner.held_free_pages()
     }
+    fn block_wanted(
+        &mut self,
+        cx: &mut engine::HookCx,
+        buddy: &BuddyAllocator,
+        purpose: AllocPurpose,
+    ) -> Option<u8> {
+        self.inner.block_wanted(cx, buddy, purpose)
+    }
     fn migrate_page(&mut self, cx: &mut engine::HookCx, pfn: Pfn, purpose: AllocPurpose) -> bool {
         self.inner.migrate_page(cx, pfn, purpose)
     }
@@ -373,15 +381,16 @@ fn order0_share(quick: bool) -> anyhow::Result<Check> {
     let (van, rg6) = (&get(&rs, "VAN")?.out, &get(&rs, "RG6")?.out);
     let pm = |k: &str| rg6.policy_metrics.get(k).copied().unwrap_or(f64::NAN);
     let cause = format!(
-        "; failed attempts order 8 / order 4: VAN {} / {}, RG6 {} / {}. RG6 file reclaim empties whole cache regions (§4.2: {:.0} of {:.0} reclaim units freed their region; a unit whose active or dirty pages find no room in another cache region keeps them), but {:.0} region allocations found no free order-{} block and took single buddy pages instead (the paper's kernel would reclaim and compact for the region in the allocation slow path; the placement seam cannot ask for that), splitting the blocks I/O buffers need; unused region pages count as free, so kswapd sleeps with the buddy allocator nearly empty ({:.0} unused at the end, {:.0} of them in the cache domain); {:.0} pages were taken from other domains' regions",
+        "; failed attempts order 8 / order 4: VAN {} / {}, RG6 {} / {}. RG6 file reclaim empties whole cache regions (§4.2: {:.0} of {:.0} reclaim units freed their region; a unit whose active or dirty pages find no room in another cache region keeps them), {:.0} new regions were asked of the kernel's slow path (parameter region_effort: direct compaction, one reclaim round, sync compaction when no free order-{} block existed, as the paper's kernel allocates a region) and {:.0} still took a single buddy page; a region takes a whole order-6 block where a single page (smallest free block first) fills a fragment, the effort's reclaim round feeds new regions whose unused pages count as free, and kernel compaction cannot move region pages (order-6 allocations), so with the effort more order-4 attempts fail and ION takes the rest of such a buffer in 4 KB pages (its order only goes down; region_effort=false keeps the stray pages and a lower order-0 share in this model); unused region pages count as free, so kswapd sleeps with the buddy allocator nearly empty ({:.0} unused at the end, {:.0} of them in the cache domain); {:.0} pages were taken from other domains' regions",
         van.io.failed_by_order[8],
         van.io.failed_by_order[4],
         rg6.io.failed_by_order[8],
         rg6.io.failed_by_order[4],
         pm("reclaim_units_freed"),
         pm("reclaim_units"),
-        pm("stray_pages"),
+        pm("regions_wanted"),
         6,
+        pm("stray_pages"),
         pm("held_free_pages_at_end"),
         pm("held_cache_at_end"),
         pm("stolen_pages"),

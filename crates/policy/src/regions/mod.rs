@@ -38,11 +38,15 @@
 //! one cache domain; high-order vmalloc/GPU/kernel allocations stay with the buddy allocator (as
 //! the paper's kernel stacks, page tables, slab and ION buffers, §4.3); zram's pool stays with
 //! the buddy allocator (no swap on the paper's device); when no region can be taken, an order-0
-//! page comes straight from the buddy allocator ("stray", counted).
+//! page comes straight from the buddy allocator ("stray", counted), but only after the kernel has
+//! compacted and reclaimed for the region as for any costly-order allocation (the kernel's
+//! `block_wanted` seam, once per allocation; parameter `region_effort`). Kernel compaction
+//! cannot move region pages (each region is one order-`order` allocation), so for a region only
+//! its reclaim round (region-granular for the cache domain) and moved stray pages make a block.
 //!
 //! **Parameters** (sources in [`Regions::params`]): `order` 5–8 (RG5…RG8, default 6 = RG6, §6.1),
-//! `sharing`, `cache_domain`, `region_reclaim`, `vmalloc_domain`, `compact_on_background`
-//! (ablations, §4.1–4.3),
+//! `sharing`, `cache_domain`, `region_reclaim`, `vmalloc_domain`, `compact_on_background`,
+//! `region_effort` (ablations, §4.1–4.3),
 //! `compact_delay_s`,
 //! `shrinker_interval_s`, `walk_ns` (planner CPU per region visited).
 
@@ -70,6 +74,7 @@ pub struct Options {
     pub region_reclaim: bool,
     pub vmalloc_domain: bool,
     pub compact_on_background: bool,
+    pub region_effort: bool,
     pub compact_delay: Nanos,
     pub shrinker_interval: Nanos,
     pub walk_ns: u64,
@@ -84,6 +89,7 @@ impl Options {
             region_reclaim: p.bool("region_reclaim"),
             vmalloc_domain: p.bool("vmalloc_domain"),
             compact_on_background: p.bool("compact_on_background"),
+            region_effort: p.bool("region_effort"),
             compact_delay: p.secs("compact_delay_s"),
             shrinker_interval: p.secs("shrinker_interval_s"),
             walk_ns: p.int("walk_ns") as u64,
@@ -216,6 +222,9 @@ impl Policy for Regions {
             ParamSpec::bool("compact_on_background", true)
                 .about("compact a process's domain when it goes to the background")
                 .source("ISMM'15 §4.1.1"),
+            ParamSpec::bool("region_effort", true)
+                .about("a new region is a costly-order buddy allocation: the kernel compacts and reclaims for it (once) before a single page is taken instead")
+                .source("ISMM'15 §4.1: a region is allocated from the buddy allocator (alloc_pages of order N; Linux 3.4 slow path for a costly order: compaction, one reclaim round, sync compaction; §2.2); the single-page fallback is the simulator's, the paper names none"),
             ParamSpec::float("compact_delay_s", 10.0, 0.0, 3600.0)
                 .unit("s")
                 .about("time after going to the background before the domain is compacted")
@@ -306,6 +315,32 @@ impl PlacementHook for Placement {
         self.0.with(|s| s.st.held)
     }
 
+    fn block_wanted(
+        &mut self,
+        _cx: &mut HookCx,
+        buddy: &BuddyAllocator,
+        purpose: AllocPurpose,
+    ) -> Option<u8> {
+        self.0.with(|s| {
+            if !s.opts.region_effort || s.st.migrating {
+                return None;
+            }
+            let d = s.domain_for(purpose);
+            if d == NIL {
+                return None;
+            }
+            // As `alloc` would first: compaction sources are cleared at an ordinary allocation.
+            if !s.st.evac.is_empty() {
+                s.st.clear_evac();
+            }
+            if !s.st.needs_region(buddy, d) {
+                return None;
+            }
+            s.st.counters.regions_wanted += 1;
+            Some(s.opts.order)
+        })
+    }
+
     fn reclaim_unit(&mut self, _cx: &mut HookCx, pfn: Pfn, _purpose: AllocPurpose, out: &mut Vec<Pfn>) {
         self.0.with(|s| {
             if s.opts.region_reclaim && s.st.domain_of(pfn) == CACHE {
@@ -364,6 +399,7 @@ impl FrameworkHooks for Lifecycle {
                 ("regions_taken", c.regions_taken as f64),
                 ("regions_returned", c.regions_returned as f64),
                 ("stray_pages", c.stray_pages as f64),
+                ("regions_wanted", c.regions_wanted as f64),
                 ("stolen_pages", c.stolen_pages as f64),
                 ("domain_compactions", c.compactions as f64),
                 ("pages_to_move", c.pages_to_move as f64),

@@ -58,6 +58,9 @@ pub struct Counters {
     pub regions_returned: u64,
     /// Order-0 pages served from the buddy allocator directly because no region could be taken.
     pub stray_pages: u64,
+    /// New regions asked for through the kernel's `block_wanted` seam (parameter
+    /// `region_effort`): the kernel compacts and reclaims for one when the free lists lack it.
+    pub regions_wanted: u64,
     /// Pages taken from another domain's region because the buddy allocator was empty.
     pub stolen_pages: u64,
     pub compactions: u64,
@@ -150,12 +153,7 @@ impl State {
     /// Take one page for domain `d`: its current region, else its fullest partly used region,
     /// else a new region from the buddy allocator. `None` if none of these has a page.
     pub fn alloc_in(&mut self, buddy: &mut BuddyAllocator, d: u32, may_grow: bool) -> Option<Pfn> {
-        self.ensure_regions(buddy);
-        let dom = &self.domains[d as usize];
-        let mut r = dom.cur;
-        if r == NIL || self.regions[r as usize].used as u32 >= self.size || self.regions[r as usize].evac {
-            r = self.fullest_partial(d);
-        }
+        let mut r = self.region_with_room(buddy, d);
         if r == NIL {
             if !may_grow {
                 return None;
@@ -164,6 +162,23 @@ impl State {
         }
         self.domains[d as usize].cur = r;
         Some(self.take_page(r))
+    }
+
+    /// Whether the next page of domain `d` needs a new region (no region of `d` has room).
+    pub fn needs_region(&mut self, buddy: &BuddyAllocator, d: u32) -> bool {
+        self.region_with_room(buddy, d) == NIL
+    }
+
+    /// The region `d`'s next page comes from without growing: its current region, else its
+    /// fullest partly used one (`NIL`: none).
+    fn region_with_room(&mut self, buddy: &BuddyAllocator, d: u32) -> u32 {
+        self.ensure_regions(buddy);
+        let r = self.domains[d as usize].cur;
+        if r == NIL || self.regions[r as usize].used as u32 >= self.size || self.regions[r as usize].evac {
+            self.fullest_partial(d)
+        } else {
+            r
+        }
     }
 
     /// The partly used, non-evacuating region of `d` with the most pages in use.
