@@ -138,7 +138,10 @@ mod tests {
         for (label, o) in runs.iter() {
             let (wakeups, min_free, low) = kswapd_cause(o);
             assert_eq!(wakeups, 0, "{label}: kswapd woke");
-            assert!(min_free > low * 10.0, "{label}: {min_free} MiB free vs low {low} MiB");
+            assert!(
+                min_free > low * 10.0,
+                "{label}: {min_free} MiB free vs low {low} MiB"
+            );
             assert_eq!(background_reclaim_ms(o).0, 0.0, "{label}");
         }
         let zram = background_reclaim_ms(find(&runs, "zram").unwrap()).1;
