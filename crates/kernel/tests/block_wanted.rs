@@ -4,8 +4,8 @@
 //! the kernel must work for one (direct compaction, reclaim) before `alloc`, charge it to the
 //! faulting task, and ask at most once per allocation, so a hopeless request falls back at once.
 
-use content::{ContentStore, SynthMix};
-use device::DeviceProfile;
+mod support;
+
 use engine::{Actor, Category, HookCx};
 use hotlaunch_kernel as kernel;
 use kernel::buddy::BuddyAllocator;
@@ -105,14 +105,7 @@ fn kernel() -> (Kernel, Rc<RefCell<Log>>) {
         placement: Box::new(Chunks(log.clone())),
         ..KernelHooks::default()
     };
-    let mut d = DeviceProfile::builtin("pixel3").unwrap();
-    d.memory.dram_mb = 96;
-    d.memory.kernel_reserve_mb = 32;
-    d.memory.system_reserve_mb = 8;
-    d.kernel.min_free_kbytes = Some(1024);
-    let mut c = ContentStore::new();
-    c.append_synthetic(&SynthMix::default(), 64, 3);
-    (Kernel::new(&d, c, Vec::new(), hooks).unwrap(), log)
+    (support::kernel_with(Vec::new(), hooks), log)
 }
 
 /// Fill most of memory with two processes' anonymous pages, interleaved frame by frame, and make

@@ -3,8 +3,9 @@
 //! state and place, frames add up, LRU lists are consistent, and every swapped-in page comes back
 //! with the checksum of its content.
 
+mod support;
+
 use content::{ContentStore, SynthMix};
-use device::DeviceProfile;
 use engine::Actor;
 use hotlaunch_kernel as kernel;
 use kernel::hooks::KernelHooks;
@@ -14,15 +15,7 @@ use kernel::types::*;
 use kernel::Kernel;
 use proptest::prelude::*;
 
-/// A small device (64 MB) so random sequences reach memory pressure quickly.
-fn small_device() -> DeviceProfile {
-    let mut d = DeviceProfile::builtin("pixel3").unwrap();
-    d.memory.dram_mb = 96;
-    d.memory.kernel_reserve_mb = 32;
-    d.memory.system_reserve_mb = 8;
-    d.kernel.min_free_kbytes = Some(1024);
-    d
-}
+use support::small_device;
 
 /// Hooks that keep every swap-in read in the swap cache and shrink odd pages first.
 fn swap_cache_hooks() -> KernelHooks {

@@ -1,8 +1,8 @@
 //! Contract tests of the kernel's policy seams: for each seam a small non-stock implementation
 //! proves the kernel reaches it and that it has its documented effect (see `hooks.rs`).
 
-use content::{ContentStore, SynthMix};
-use device::DeviceProfile;
+mod support;
+
 use engine::{Actor, Category, HookCx};
 use hotlaunch_kernel as kernel;
 use kernel::hooks::*;
@@ -16,24 +16,7 @@ use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::rc::Rc;
 
-fn small_device() -> DeviceProfile {
-    let mut d = DeviceProfile::builtin("pixel3").unwrap();
-    d.memory.dram_mb = 96;
-    d.memory.kernel_reserve_mb = 32;
-    d.memory.system_reserve_mb = 8;
-    d.kernel.min_free_kbytes = Some(1024);
-    d
-}
-
-fn contents() -> ContentStore {
-    let mut c = ContentStore::new();
-    c.append_synthetic(&SynthMix::default(), 64, 3);
-    c
-}
-
-fn kernel_with(backends: Vec<Box<dyn SwapBackend>>, hooks: KernelHooks) -> Kernel {
-    Kernel::new(&small_device(), contents(), backends, hooks).unwrap()
-}
+use support::kernel_with;
 
 fn flash(pages: u32) -> Vec<Box<dyn SwapBackend>> {
     vec![Box::new(FlashSwap::new(pages))]

@@ -3,15 +3,14 @@
 //! drop the clean inactive file pages of the block, move the others (dirty, mlocked) through
 //! `migrate_page` + `alloc` with their contents, and so free every frame of the block.
 
-use content::{ContentStore, SynthMix};
-use device::DeviceProfile;
+mod support;
+
 use engine::{Actor, HookCx};
 use hotlaunch_kernel as kernel;
 use kernel::buddy::BuddyAllocator;
 use kernel::hooks::*;
 use kernel::mm::ContentSource;
 use kernel::types::*;
-use kernel::Kernel;
 use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::rc::Rc;
@@ -98,15 +97,8 @@ fn a_reclaim_unit_drops_clean_inactive_file_pages_and_moves_the_others() {
         placement: Box::new(QuadUnits(log.clone())),
         ..KernelHooks::default()
     };
-    let mut d = DeviceProfile::builtin("pixel3").unwrap();
-    d.memory.dram_mb = 96;
-    d.memory.kernel_reserve_mb = 32;
-    d.memory.system_reserve_mb = 8;
-    d.kernel.min_free_kbytes = Some(1024);
-    let mut c = ContentStore::new();
-    c.append_synthetic(&SynthMix::default(), 64, 3);
     // No swap: only file pages can be reclaimed.
-    let mut k = Kernel::new(&d, c, Vec::new(), hooks).unwrap();
+    let mut k = support::kernel_with(Vec::new(), hooks);
     let pid = k.spawn("files", 900, 1);
     let n = 256;
     let file = k.mmap(pid, n, PageKind::File, false, SRC).unwrap();

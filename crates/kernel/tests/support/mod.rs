@@ -1,0 +1,32 @@
+#![allow(dead_code)] // each test crate uses part of it
+
+//! Shared set-up of the kernel's integration tests: a small device that reaches memory pressure
+//! quickly and a kernel on it.
+
+use content::{ContentStore, SynthMix};
+use device::DeviceProfile;
+use hotlaunch_kernel::hooks::KernelHooks;
+use hotlaunch_kernel::swap::SwapBackend;
+use hotlaunch_kernel::Kernel;
+
+/// A Pixel 3 cut to 96 MB of DRAM (56 MB for apps), so short sequences reach pressure.
+pub fn small_device() -> DeviceProfile {
+    let mut d = DeviceProfile::builtin("pixel3").unwrap();
+    d.memory.dram_mb = 96;
+    d.memory.kernel_reserve_mb = 32;
+    d.memory.system_reserve_mb = 8;
+    d.kernel.min_free_kbytes = Some(1024);
+    d
+}
+
+/// 64 synthetic page contents (seed 3).
+pub fn contents() -> ContentStore {
+    let mut c = ContentStore::new();
+    c.append_synthetic(&SynthMix::default(), 64, 3);
+    c
+}
+
+/// A kernel on [`small_device`] with [`contents`], the given swap devices and hooks.
+pub fn kernel_with(backends: Vec<Box<dyn SwapBackend>>, hooks: KernelHooks) -> Kernel {
+    Kernel::new(&small_device(), contents(), backends, hooks).unwrap()
+}
