@@ -657,6 +657,13 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
                         let r = &t.recs[(a & ID_BITS) as usize];
                         prefetch(&refs, r.ref_start as usize);
                     }
+                    if let Some(&a) = stack.get(i + PREFETCH_AHEAD / 2) {
+                        // The records its scan will mark and visit.
+                        let r = &t.recs[(a & ID_BITS) as usize];
+                        for &c in &refs[r.ref_start as usize..][..r.ref_len as usize] {
+                            prefetch(&t.recs, c as usize);
+                        }
+                    }
                     t.scan_entry(&refs, e, depth + 1, &mut next);
                 }
                 std::mem::swap(&mut stack, &mut next);
