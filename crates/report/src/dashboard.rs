@@ -17,8 +17,9 @@
 use crate::compare::{ablation_rows, paired, Better, CompareReport, FigureStats, CPU_PREFIX, KILLS_PREFIX};
 use crate::compare_text::{is_same, mean_ci, num, signed};
 use crate::dashboard_plots as plots;
-use crate::html::{escape, policy_color, section, PlotResult, STYLE};
+use crate::html::{escape, section, STYLE};
 use crate::model::APP_CPU_CATEGORY;
+use crate::plot::{policy_color, PlotResult};
 use std::io;
 use std::path::Path;
 

@@ -11,7 +11,7 @@
 //! - [`small_multiples`]: one horizontal bar chart per figure, one bar per row.
 
 use crate::compare::{CompareReport, FigureStats, PolicyRow};
-use crate::html::{
+use crate::plot::{
     line_chart, line_keys, log_ticks, mesh_style, policy_color, range_of, svg_string, tick, Key, Line,
     PlotResult, Swatch, FONT, WIDTH,
 };

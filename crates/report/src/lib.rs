@@ -25,6 +25,7 @@ pub mod format;
 pub mod html;
 pub mod json;
 pub mod model;
+pub(crate) mod plot;
 pub mod sample;
 pub mod stats;
 pub mod text;
