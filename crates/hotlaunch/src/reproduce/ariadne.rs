@@ -385,26 +385,33 @@ fn zram_vs_dram(quick: bool) -> anyhow::Result<Check> {
     })
 }
 
-/// Row 5: hot-list coverage and accuracy.
+/// Row 5: hot-list coverage and accuracy as the artifact's `get_cov_acc.py` defines them, on
+/// the stock-ZRAM run with the hot-list recorder (`zram-trace`): coverage = share of the
+/// relaunch's TTID swap-ins that were in the hot list; accuracy = share of the hot list not
+/// left swapped out once the app leaves the foreground after the relaunch.
 fn hot_list(quick: bool) -> anyhow::Result<Check> {
     let r = relaunch(quick)?;
-    let s = stats(&r, "ehl")?;
+    let s = stats(&r, "zram-trace")?;
     let (c, a) = (s.coverage(), s.accuracy());
-    let (hot, touched) = s.mean_sizes();
+    let (hot, touched, ttid) = s.mean_sizes();
+    let (ov_t, ov_h) = s.overlap();
+    let same = paired(out(&r, "zram-trace")?, out(&r, "zram")?, |t, z| t / z);
     Ok(Check {
-        check: "hot list (previous relaunch's pages) vs this relaunch's touched pages".into(),
-        paper: "coverage ≈ 70%, accuracy ≈ 92% (Fig. 14)".into(),
+        check: "hot list (previous relaunch's first pages) vs TTID swap-ins, stock ZRAM trace".into(),
+        paper: "coverage ≈ 70%, accuracy ≈ 92% (Fig. 14; artifact get_cov_acc.py)".into(),
         simulated: format!(
-            "coverage {:.0}%, accuracy {:.0}% over {} relaunches (accuracy counts launch use only); \
-             hot list {:.0} pages (cap hot_list_pages) vs {:.0} anon pages touched per relaunch, so \
-             coverage ≤ {:.0}%: the generated launches touch more than the artifact's 10000-page \
-             list{}",
+            "coverage {:.0}% ({} relaunches with swap-ins), accuracy {:.0}% ({} lists); hot list \
+             {hot:.0} pages (cap hot_list_pages), {ttid:.0} TTID swap-ins and {touched:.0} anon \
+             pages touched per relaunch (artifact bound: TTID set ≤ hot_list_len / coverage ≈ \
+             14k pages at 10k, 70%); launch-set overlap (not the paper's metric): {:.0}% of the \
+             touched pages in the list, {:.0}% of the list touched; trace run latency {same:.3}x \
+             the ZRAM run's{}",
             c * 100.0,
+            s.coverage_n,
             a * 100.0,
-            s.relaunches,
-            hot,
-            touched,
-            (hot / touched.max(1.0)).min(1.0) * 100.0,
+            s.accuracy_n,
+            ov_t * 100.0,
+            ov_h * 100.0,
             if quick {
                 "; --quick: one scored relaunch (the second; a relaunch right after the cold \
                  launch is not scored)"
@@ -413,22 +420,25 @@ fn hot_list(quick: bool) -> anyhow::Result<Check> {
             }
         ),
         tolerance: "coverage 55–85%, accuracy ≥ 85%".into(),
-        status: status((0.55..=0.85).contains(&c) && a >= 0.85 && s.relaunches > 0),
+        status: status((0.55..=0.85).contains(&c) && a >= 0.85),
     })
 }
 
-/// Row 6: hot-data similarity and reuse between consecutive relaunches.
+/// Row 6: hot-data similarity and reuse between consecutive relaunches (Fig. 5), over whole
+/// launch sets (the data a relaunch uses, not capped at the hot-list size).
 fn similarity(quick: bool) -> anyhow::Result<Check> {
     let r = relaunch(quick)?;
-    let s = stats(&r, "ehl")?;
-    let (sim, reused) = (s.coverage(), s.accuracy());
+    let s = stats(&r, "zram-trace")?;
+    let (sim, reused) = s.similarity();
     Ok(Check {
         check: "consecutive relaunches: hot-data similarity; reused fraction".into(),
         paper: "70%; 98% (Fig. 5)".into(),
         simulated: format!(
-            "similarity {:.0}%, reused ≥ {:.0}% (lower bound: reuse counted in the next launch only)",
+            "similarity {:.0}%, reused ≥ {:.0}% over {} pairs of relaunches (anon launch sets; \
+             reuse counted in the next launch only, a lower bound of the paper's hot ∪ warm)",
             sim * 100.0,
-            reused * 100.0
+            reused * 100.0,
+            s.pairs
         ),
         tolerance: "60–85%; ≥ 90%".into(),
         status: status((0.60..=0.85).contains(&sim) && reused >= 0.90),
