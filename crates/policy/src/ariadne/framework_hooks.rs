@@ -43,6 +43,28 @@ fn finite(x: f64) -> f64 {
     }
 }
 
+/// Share of `pages` (the app's anon pages still mapped) that are resident now: the artifact's
+/// accuracy test. A page swapped out and not swapped back in by now is "cold" (mispredicted);
+/// a resident one was never swapped out or was brought back at TTID, TTFD or later. Freed pages
+/// left the artifact's log: not counted. `None` when no page is still mapped.
+fn resident_share(k: &PolicyKernel, pid: kernel::types::Pid, pages: &[PageIdx]) -> Option<f64> {
+    let (mut used, mut live) = (0u64, 0u64);
+    for &i in pages {
+        match k.page(i) {
+            Some(v) if v.pid == pid && v.kind.is_anon() => match v.state {
+                PageState::Resident => {
+                    used += 1;
+                    live += 1;
+                }
+                PageState::Swapped => live += 1,
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    (live > 0).then(|| used as f64 / live as f64)
+}
+
 /// Sorted runs `(first, pages)` of a page list.
 fn runs(pages: &[PageIdx]) -> Vec<(PageIdx, u32)> {
     let mut v = pages.to_vec();
@@ -153,13 +175,12 @@ impl FrameworkHooks for Lifecycle {
             // Fig. 5: this relaunch's whole launch set against the previous relaunch's.
             let prev = std::mem::take(&mut s.app(app.app).launch_set);
             if hot && s.app(app.app).launch_set_hot && !prev.is_empty() && !sorted.is_empty() {
-                let both = common(&prev, &sorted) as f64;
-                let (sim, reused) = (both / sorted.len() as f64, both / prev.len() as f64);
+                let sim = common(&prev, &sorted) as f64 / sorted.len() as f64;
                 s.stats.with(|st| {
                     st.pairs += 1;
                     st.similarity_sum += sim;
-                    st.reused_sum += reused;
                 });
+                s.app(app.app).pending_reuse = prev;
             }
             if hot && scored && !old.is_empty() && !sorted.is_empty() {
                 let mut h = old.clone();
@@ -255,39 +276,31 @@ impl FrameworkHooks for Lifecycle {
 
     fn on_background(&mut self, k: &mut PolicyKernel, app: &AppView) {
         let now = k.now();
-        let list = self.0.with(|s| {
+        let (list, prev) = self.0.with(|s| {
             if s.fg == Some(app.pid) {
                 s.fg = None;
             }
             let e = s.app(app.app);
             e.last_used = now;
-            std::mem::take(&mut e.pending_accuracy)
+            (
+                std::mem::take(&mut e.pending_accuracy),
+                std::mem::take(&mut e.pending_reuse),
+            )
         });
-        // Artifact accuracy: a hot-list page is mispredicted ("cold") if it was swapped out and
-        // not swapped back in by now; resident pages (never swapped out, or brought back at
-        // TTID, TTFD or later) count as used. Freed pages left the artifact's log: not counted.
-        let (mut used, mut live) = (0u64, 0u64);
-        for &i in &list {
-            match k.page(i) {
-                Some(v) if v.pid == app.pid && v.kind.is_anon() => match v.state {
-                    PageState::Resident => {
-                        used += 1;
-                        live += 1;
-                    }
-                    PageState::Swapped => live += 1,
-                    _ => {}
-                },
-                _ => {}
-            }
-        }
-        if live > 0 {
-            self.0.with(|s| {
-                s.stats.with(|st| {
+        let acc = resident_share(k, app.pid, &list);
+        let reused = resident_share(k, app.pid, &prev);
+        self.0.with(|s| {
+            s.stats.with(|st| {
+                if let Some(a) = acc {
                     st.accuracy_n += 1;
-                    st.accuracy_sum += used as f64 / live as f64;
-                })
-            });
-        }
+                    st.accuracy_sum += a;
+                }
+                if let Some(r) = reused {
+                    st.reused_n += 1;
+                    st.reused_sum += r;
+                }
+            })
+        });
     }
 
     fn on_killed(&mut self, _k: &mut PolicyKernel, app: usize) {
@@ -303,6 +316,7 @@ impl FrameworkHooks for Lifecycle {
             e.launch_set.clear();
             e.launch_set_hot = false;
             e.pending_accuracy.clear();
+            e.pending_reuse.clear();
         });
     }
 

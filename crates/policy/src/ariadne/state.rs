@@ -102,11 +102,13 @@ pub struct Stats {
     pub hot_pages_sum: u64,
     pub touched_pages_sum: u64,
     /// Fig. 5 over consecutive relaunches k, k+1 of an app (whole launch sets, uncapped):
-    /// Σ |A_k ∩ A_k+1| / |A_k+1| (hot-data similarity), Σ |A_k ∩ A_k+1| / |A_k| (reused data,
-    /// counted in the next launch only: a lower bound of the paper's hot ∪ warm), pairs.
+    /// Σ |A_k ∩ A_k+1| / |A_k+1| (hot-data similarity) over `pairs`; reused data = share of A_k
+    /// used again in relaunch k+1 or its execution (hot ∪ warm of k+1), evaluated like accuracy
+    /// when the app leaves the foreground: Σ over `reused_n` pairs.
     pub similarity_sum: f64,
-    pub reused_sum: f64,
     pub pairs: u64,
+    pub reused_sum: f64,
+    pub reused_n: u64,
     /// Pages pre-decompressed, used before leaving the FIFO, pushed out unused.
     pub predecomp_loaded: u64,
     pub predecomp_hits: u64,
@@ -163,7 +165,7 @@ impl Stats {
     pub fn similarity(&self) -> (f64, f64) {
         (
             mean(self.similarity_sum, self.pairs),
-            mean(self.reused_sum, self.pairs),
+            mean(self.reused_sum, self.reused_n),
         )
     }
     pub fn predecomp_hit_rate(&self) -> f64 {
@@ -222,9 +224,10 @@ pub(crate) struct AppEntry {
     /// (Fig. 5 pairs consecutive relaunches).
     pub launch_set: Vec<PageIdx>,
     pub launch_set_hot: bool,
-    /// The hot list a relaunch was scored against, until the app leaves the foreground (its
-    /// accuracy counts use after the relaunch too).
+    /// The hot list a relaunch was scored against and the previous relaunch's whole launch set,
+    /// until the app leaves the foreground (accuracy and reuse count use after the relaunch too).
     pub pending_accuracy: Vec<PageIdx>,
+    pub pending_reuse: Vec<PageIdx>,
 }
 
 impl State {
