@@ -2,8 +2,10 @@
 //! small-chunk speed claim measured by the cost table (logged, expected to fail with real codecs).
 //!
 //! The relaunch rows (1-3, 5-8) share one set of runs of `ariadne-6.1-relaunch` (DRAM, ZRAM,
-//! Ariadne EHL and AL at 1K-2K-16K, and the ZRAM / EHL pair with LZO), run once per process and
-//! `quick` setting. `--quick` keeps one target and one ordering with short use times.
+//! the stock-ZRAM hot-list recorder `zram-trace` that rows 5-6 read, as the artifact scores its
+//! hot lists on stock-kernel traces, Ariadne EHL and AL at 1K-2K-16K, and the ZRAM / EHL pair with
+//! LZO), run once per process and `quick` setting. `--quick` keeps one target and one ordering
+//! with short use times.
 
 use super::{status, Check, CheckList};
 use crate::{plan_runs, run_policy, RunSpec};

@@ -59,6 +59,9 @@
 //! its cold chunk (a clean swap-cache page is reclaimed without a re-store, keeping its cold
 //! tag) and went to flash with it (~110 ms). The writeback trigger counts written-back pages as
 //! stored (zram keeps their slots), not the paper's "zpool space insufficient".
+//! Session 8: that ~32k-page launch set was MemSaver's 30–45% of RSS; the Pixel 7 apps now take
+//! the artifact's profiled hot-list length (`crates/apps` Android 14 tables), ~8.9k anon pages
+//! per YouTube relaunch, and coverage on the stock trace is ~71%.
 //!
 //! Hot-list metrics ([`Stats`]) follow the artifact's `get_cov_acc.py`, which scores the hot
 //! list on a *stock* kernel trace: coverage = share of a relaunch's TTID swap-ins (pages
