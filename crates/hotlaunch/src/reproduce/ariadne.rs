@@ -250,6 +250,23 @@ fn pct(x: f64) -> String {
     format!("{:+.0}%", x * 100.0)
 }
 
+/// The artifact's relaunch latency (`extract_eva.py`): the measured DRAM latency plus the
+/// decompression time of the run's relaunch swap-ins, per target app. Only DRAM and ZRAM are
+/// measured end to end on the phone; Ariadne's figures are computed this way.
+fn artifact_latency(dram: &Summary, run: &Summary) -> Summary {
+    Summary {
+        relaunch_ms: run
+            .split_ms
+            .iter()
+            .filter_map(|(n, x)| {
+                let d = dram.relaunch_ms.iter().find(|(m, _)| m == n)?.1;
+                Some((*n, d + x.decompress_ns as f64 / 1e6))
+            })
+            .collect(),
+        ..Summary::empty()
+    }
+}
+
 /// Row 1: relaunch latency −50% vs ZRAM (EHL, AL, EHL with LZO).
 fn relaunch_vs_zram(quick: bool) -> anyhow::Result<Check> {
     let r = relaunch(quick)?;
@@ -268,46 +285,18 @@ fn relaunch_vs_zram(quick: bool) -> anyhow::Result<Check> {
     })?;
     let bound = paired(dram, zram, |d, z| d / z - 1.0);
     let ok = [ehl, al].iter().all(|x| (-0.60..=-0.35).contains(x)) && ehl >= bound - 0.02;
-    // The artifact's method (`extract_eva.py`): Ariadne = DRAM latency + decompression of the
-    // relaunch's swap-ins; only ZRAM and DRAM are measured end to end.
     let artifact = |l: &str| -> anyhow::Result<f64> {
-        let a = out(&r, l)?;
-        let dec: Vec<(&'static str, f64)> = a
-            .split_ms
-            .iter()
-            .map(|(n, s)| (*n, s.decompress_ns as f64 / 1e6))
-            .collect();
-        let with_dec = Summary {
-            relaunch_ms: dram
-                .relaunch_ms
-                .iter()
-                .filter_map(|(n, d)| dec.iter().find(|(m, _)| m == n).map(|(_, x)| (*n, d + x)))
-                .collect(),
-            ..Summary::empty()
-        };
-        Ok(paired(&with_dec, zram, |a, z| a / z - 1.0))
+        Ok(paired(&artifact_latency(dram, out(&r, l)?), zram, |a, z| {
+            a / z - 1.0
+        }))
     };
     // The same method on both sides: ZRAM's own DRAM + decompression figure (how much of the
     // artifact-method gain is the measured-vs-computed difference, not Ariadne).
     let same_method = |l: &str| -> anyhow::Result<f64> {
-        let dec = |s: &Summary| -> Vec<(&'static str, f64)> {
-            s.split_ms
-                .iter()
-                .filter_map(|(n, x)| {
-                    let d = dram.relaunch_ms.iter().find(|(m, _)| m == n)?.1;
-                    Some((*n, d + x.decompress_ns as f64 / 1e6))
-                })
-                .collect()
-        };
-        let a = Summary {
-            relaunch_ms: dec(out(&r, l)?),
-            ..Summary::empty()
-        };
-        let z = Summary {
-            relaunch_ms: dec(zram),
-            ..Summary::empty()
-        };
-        Ok(paired(&a, &z, |a, z| a / z - 1.0))
+        let z = artifact_latency(dram, zram);
+        Ok(paired(&artifact_latency(dram, out(&r, l)?), &z, |a, z| {
+            a / z - 1.0
+        }))
     };
     let split = |l: &str| -> anyhow::Result<String> {
         let s = out(&r, l)?;
@@ -356,10 +345,19 @@ fn relaunch_vs_dram(quick: bool) -> anyhow::Result<Check> {
     let dram = out(&r, "dram")?;
     let ehl = paired(out(&r, "ehl")?, dram, |a, d| a / d);
     let al = paired(out(&r, "al")?, dram, |a, d| a / d);
+    let art = |l: &str| -> anyhow::Result<f64> {
+        Ok(paired(&artifact_latency(dram, out(&r, l)?), dram, |a, d| a / d))
+    };
     Ok(Check {
         check: "Ariadne relaunch latency / DRAM (mean of target apps)".into(),
         paper: "within 10% (§6.1); YouTube 73/63 = 1.16".into(),
-        simulated: format!("EHL {ehl:.2}x, AL {al:.2}x"),
+        simulated: format!(
+            "EHL {ehl:.2}x, AL {al:.2}x end to end; the artifact's computed figure (DRAM + \
+             decompression of the TTID swap-ins, which leaves out fault handling, flash reads and \
+             reclaim): EHL {:.2}x, AL {:.2}x",
+            art("ehl")?,
+            art("al")?
+        ),
         tolerance: "≤ 1.20 on average".into(),
         status: status(ehl <= 1.20 && al <= 1.20),
     })
