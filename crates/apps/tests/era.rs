@@ -30,10 +30,25 @@ fn release_of_builtin_devices() {
 
 #[test]
 fn for_release_applies_only_that_table() {
+    let tiktok = AppProfile::builtin("TikTok").unwrap();
+    assert_eq!(
+        tiktok.for_release(Some("14")),
+        tiktok,
+        "no Android 14 table: base sizes"
+    );
     let t = AppProfile::builtin("Twitter").unwrap();
-    let base = t.for_release(Some("14"));
-    assert_eq!(base, t, "no Android 14 table: base sizes");
     assert_eq!(t.for_release(None), t);
+    // Ariadne's five apps have an Android 14 (Pixel 7) table: launch set and DRAM relaunch time
+    // from the artifact; the footprint stays the base (Ariadne Table 1).
+    let p7 = t.for_release(Some("14"));
+    assert_eq!(
+        Some(p7.access.launch_set_fraction),
+        t.era["14"].access.launch_set_fraction
+    );
+    assert!(p7.access.launch_set_fraction < t.access.launch_set_fraction);
+    assert_eq!(p7.launch.hot_launch_ms, 130.0);
+    assert_eq!(p7.footprint, t.footprint);
+    assert!(p7.validate().is_ok());
     let p3 = t.for_release(Some("10"));
     let ov = &t.era["10"].footprint;
     assert_eq!(Some(p3.footprint.anon_mb_start), ov.anon_mb_start);
@@ -45,7 +60,8 @@ fn for_release_applies_only_that_table() {
     assert_eq!(p3.contexts, t.contexts);
     assert!(p3.validate().is_ok());
     assert_eq!(t.era_for(Some("10")), Some("10"));
-    assert_eq!(t.era_for(Some("14")), None);
+    assert_eq!(t.era_for(Some("14")), Some("14"));
+    assert_eq!(tiktok.era_for(Some("14")), None);
 }
 
 /// Every commercial app has Android 10 (Pixel 3), 7.1 (Pixel XL) and 4.2 (Nexus 10) sizes, smaller than the base

@@ -2,8 +2,10 @@
 //! small-chunk speed claim measured by the cost table (logged, expected to fail with real codecs).
 //!
 //! The relaunch rows (1-3, 5-8) share one set of runs of `ariadne-6.1-relaunch` (DRAM, ZRAM,
-//! Ariadne EHL and AL at 1K-2K-16K, and the ZRAM / EHL pair with LZO), run once per process and
-//! `quick` setting. `--quick` keeps one target and one ordering with short use times.
+//! the stock-ZRAM hot-list recorder `zram-trace` that rows 5-6 read, as the artifact scores its
+//! hot lists on stock-kernel traces, Ariadne EHL and AL at 1K-2K-16K, and the ZRAM / EHL pair with
+//! LZO), run once per process and `quick` setting. `--quick` keeps one target and one ordering
+//! with short use times.
 
 use super::{status, Check, CheckList};
 use crate::{plan_runs, run_policy, RunSpec};
@@ -248,6 +250,23 @@ fn pct(x: f64) -> String {
     format!("{:+.0}%", x * 100.0)
 }
 
+/// The artifact's relaunch latency (`extract_eva.py`): the measured DRAM latency plus the
+/// decompression time of the run's relaunch swap-ins, per target app. Only DRAM and ZRAM are
+/// measured end to end on the phone; Ariadne's figures are computed this way.
+fn artifact_latency(dram: &Summary, run: &Summary) -> Summary {
+    Summary {
+        relaunch_ms: run
+            .split_ms
+            .iter()
+            .filter_map(|(n, x)| {
+                let d = dram.relaunch_ms.iter().find(|(m, _)| m == n)?.1;
+                Some((*n, d + x.decompress_ns as f64 / 1e6))
+            })
+            .collect(),
+        ..Summary::empty()
+    }
+}
+
 /// Row 1: relaunch latency −50% vs ZRAM (EHL, AL, EHL with LZO).
 fn relaunch_vs_zram(quick: bool) -> anyhow::Result<Check> {
     let r = relaunch(quick)?;
@@ -266,24 +285,18 @@ fn relaunch_vs_zram(quick: bool) -> anyhow::Result<Check> {
     })?;
     let bound = paired(dram, zram, |d, z| d / z - 1.0);
     let ok = [ehl, al].iter().all(|x| (-0.60..=-0.35).contains(x)) && ehl >= bound - 0.02;
-    // The artifact's method (`extract_eva.py`): Ariadne = DRAM latency + decompression of the
-    // relaunch's swap-ins; only ZRAM and DRAM are measured end to end.
     let artifact = |l: &str| -> anyhow::Result<f64> {
-        let a = out(&r, l)?;
-        let dec: Vec<(&'static str, f64)> = a
-            .split_ms
-            .iter()
-            .map(|(n, s)| (*n, s.decompress_ns as f64 / 1e6))
-            .collect();
-        let with_dec = Summary {
-            relaunch_ms: dram
-                .relaunch_ms
-                .iter()
-                .filter_map(|(n, d)| dec.iter().find(|(m, _)| m == n).map(|(_, x)| (*n, d + x)))
-                .collect(),
-            ..Summary::empty()
-        };
-        Ok(paired(&with_dec, zram, |a, z| a / z - 1.0))
+        Ok(paired(&artifact_latency(dram, out(&r, l)?), zram, |a, z| {
+            a / z - 1.0
+        }))
+    };
+    // The same method on both sides: ZRAM's own DRAM + decompression figure (how much of the
+    // artifact-method gain is the measured-vs-computed difference, not Ariadne).
+    let same_method = |l: &str| -> anyhow::Result<f64> {
+        let z = artifact_latency(dram, zram);
+        Ok(paired(&artifact_latency(dram, out(&r, l)?), &z, |a, z| {
+            a / z - 1.0
+        }))
     };
     let split = |l: &str| -> anyhow::Result<String> {
         let s = out(&r, l)?;
@@ -299,9 +312,13 @@ fn relaunch_vs_zram(quick: bool) -> anyhow::Result<Check> {
         check: "relaunch latency vs ZRAM, Ariadne 1K-2K-16K (mean of target apps)".into(),
         paper: "≈ −50% (§6.1; YouTube 122→73/75 ms)".into(),
         simulated: format!(
-            "EHL {}, AL {} (LZ4); {lzo}; bound 1−DRAM/ZRAM {}. Artifact method (DRAM + the \
-             relaunch's decompression): EHL {}, AL {}. Split (mean ms per relaunch): {}; {}; {}; \
-             {} (flash = file-page refaults, which no ZRAM scheme avoids, plus for Ariadne reads \
+            "EHL {}, AL {} (LZ4); {lzo}; bound 1−DRAM/ZRAM {}. What the paper measures \
+             (artifact extract_eva.py): DRAM and ZRAM end to end on the phone (am start -W: app \
+             work, fault handling, decompression, flash reads, reclaim), Ariadne computed as DRAM \
+             + decompression of the TTID swap-ins only (no fault handling, flash or reclaim). \
+             Artifact method vs measured ZRAM: EHL {}, AL {}; the same method on both sides (ZRAM \
+             = DRAM + its decompression): EHL {}, AL {}. Split (mean ms per relaunch): {}; {}; \
+             {}; {} (flash = file-page refaults, which no ZRAM scheme avoids, plus for Ariadne reads \
              of written-back cold chunks: pages the previous relaunch did not touch (hot-list \
              misprediction) or touched while their swap copy stayed in a cold chunk; fault = \
              per-fault handling)",
@@ -310,6 +327,8 @@ fn relaunch_vs_zram(quick: bool) -> anyhow::Result<Check> {
             pct(bound),
             pct(artifact("ehl")?),
             pct(artifact("al")?),
+            pct(same_method("ehl")?),
+            pct(same_method("al")?),
             split("dram")?,
             split("zram")?,
             split("ehl")?,
@@ -326,10 +345,19 @@ fn relaunch_vs_dram(quick: bool) -> anyhow::Result<Check> {
     let dram = out(&r, "dram")?;
     let ehl = paired(out(&r, "ehl")?, dram, |a, d| a / d);
     let al = paired(out(&r, "al")?, dram, |a, d| a / d);
+    let art = |l: &str| -> anyhow::Result<f64> {
+        Ok(paired(&artifact_latency(dram, out(&r, l)?), dram, |a, d| a / d))
+    };
     Ok(Check {
         check: "Ariadne relaunch latency / DRAM (mean of target apps)".into(),
         paper: "within 10% (§6.1); YouTube 73/63 = 1.16".into(),
-        simulated: format!("EHL {ehl:.2}x, AL {al:.2}x"),
+        simulated: format!(
+            "EHL {ehl:.2}x, AL {al:.2}x end to end; the artifact's computed figure (DRAM + \
+             decompression of the TTID swap-ins, which leaves out fault handling, flash reads and \
+             reclaim): EHL {:.2}x, AL {:.2}x",
+            art("ehl")?,
+            art("al")?
+        ),
         tolerance: "≤ 1.20 on average".into(),
         status: status(ehl <= 1.20 && al <= 1.20),
     })
@@ -385,26 +413,33 @@ fn zram_vs_dram(quick: bool) -> anyhow::Result<Check> {
     })
 }
 
-/// Row 5: hot-list coverage and accuracy.
+/// Row 5: hot-list coverage and accuracy as the artifact's `get_cov_acc.py` defines them, on
+/// the stock-ZRAM run with the hot-list recorder (`zram-trace`): coverage = share of the
+/// relaunch's TTID swap-ins that were in the hot list; accuracy = share of the hot list not
+/// left swapped out once the app leaves the foreground after the relaunch.
 fn hot_list(quick: bool) -> anyhow::Result<Check> {
     let r = relaunch(quick)?;
-    let s = stats(&r, "ehl")?;
+    let s = stats(&r, "zram-trace")?;
     let (c, a) = (s.coverage(), s.accuracy());
-    let (hot, touched) = s.mean_sizes();
+    let (hot, touched, ttid) = s.mean_sizes();
+    let (ov_t, ov_h) = s.overlap();
+    let same = paired(out(&r, "zram-trace")?, out(&r, "zram")?, |t, z| t / z);
     Ok(Check {
-        check: "hot list (previous relaunch's pages) vs this relaunch's touched pages".into(),
-        paper: "coverage ≈ 70%, accuracy ≈ 92% (Fig. 14)".into(),
+        check: "hot list (previous relaunch's first pages) vs TTID swap-ins, stock ZRAM trace".into(),
+        paper: "coverage ≈ 70%, accuracy ≈ 92% (Fig. 14; artifact get_cov_acc.py)".into(),
         simulated: format!(
-            "coverage {:.0}%, accuracy {:.0}% over {} relaunches (accuracy counts launch use only); \
-             hot list {:.0} pages (cap hot_list_pages) vs {:.0} anon pages touched per relaunch, so \
-             coverage ≤ {:.0}%: the generated launches touch more than the artifact's 10000-page \
-             list{}",
+            "coverage {:.0}% ({} relaunches with swap-ins), accuracy {:.0}% ({} lists); hot list \
+             {hot:.0} pages (cap hot_list_pages), {ttid:.0} TTID swap-ins and {touched:.0} anon \
+             pages touched per relaunch (artifact bound: TTID set ≤ hot_list_len / coverage ≈ \
+             14k pages at 10k, 70%); launch-set overlap (not the paper's metric): {:.0}% of the \
+             touched pages in the list, {:.0}% of the list touched; trace run latency {same:.3}x \
+             the ZRAM run's{}",
             c * 100.0,
+            s.coverage_n,
             a * 100.0,
-            s.relaunches,
-            hot,
-            touched,
-            (hot / touched.max(1.0)).min(1.0) * 100.0,
+            s.accuracy_n,
+            ov_t * 100.0,
+            ov_h * 100.0,
             if quick {
                 "; --quick: one scored relaunch (the second; a relaunch right after the cold \
                  launch is not scored)"
@@ -413,22 +448,32 @@ fn hot_list(quick: bool) -> anyhow::Result<Check> {
             }
         ),
         tolerance: "coverage 55–85%, accuracy ≥ 85%".into(),
-        status: status((0.55..=0.85).contains(&c) && a >= 0.85 && s.relaunches > 0),
+        status: status((0.55..=0.85).contains(&c) && a >= 0.85),
     })
 }
 
-/// Row 6: hot-data similarity and reuse between consecutive relaunches.
+/// Row 6: hot-data similarity and reuse between consecutive relaunches (Fig. 5), over whole
+/// launch sets (the data a relaunch uses, not capped at the hot-list size).
 fn similarity(quick: bool) -> anyhow::Result<Check> {
     let r = relaunch(quick)?;
-    let s = stats(&r, "ehl")?;
-    let (sim, reused) = (s.coverage(), s.accuracy());
+    let s = stats(&r, "zram-trace")?;
+    let (sim, reused) = s.similarity();
     Ok(Check {
         check: "consecutive relaunches: hot-data similarity; reused fraction".into(),
         paper: "70%; 98% (Fig. 5)".into(),
         simulated: format!(
-            "similarity {:.0}%, reused ≥ {:.0}% (lower bound: reuse counted in the next launch only)",
+            "similarity {:.0}%, reused {:.0}% over {} pairs of relaunches (anon launch sets; \
+             reused = share of the earlier set resident when the app leaves the foreground after \
+             the later relaunch: used at its TTID, TTFD or later, the paper's hot ∪ warm){}",
             sim * 100.0,
-            reused * 100.0
+            reused * 100.0,
+            s.pairs,
+            if quick {
+                "; --quick: 5 s of use after the relaunch (paper 150–300 s), so less of the \
+                 earlier set is used again"
+            } else {
+                ""
+            }
         ),
         tolerance: "60–85%; ≥ 90%".into(),
         status: status((0.60..=0.85).contains(&sim) && reused >= 0.90),

@@ -8,7 +8,7 @@ use engine::Stall;
 use framework::sim::{AppView, LaunchKind, PolicyKernel};
 use framework::FrameworkHooks;
 use kernel::swap::{SwapMaintenance, WritebackMode};
-use kernel::types::PageIdx;
+use kernel::types::{PageIdx, PageState};
 
 /// Timer token of the writeback period.
 const WRITEBACK: u64 = 1;
@@ -34,6 +34,37 @@ fn common(a: &[PageIdx], b: &[PageIdx]) -> usize {
     n
 }
 
+/// A metric value for the JSON (0 for "not measured": JSON has no NaN).
+fn finite(x: f64) -> f64 {
+    if x.is_finite() {
+        x
+    } else {
+        0.0
+    }
+}
+
+/// Share of `pages` (the app's anon pages still mapped) that are resident now: the artifact's
+/// accuracy test. A page swapped out and not swapped back in by now is "cold" (mispredicted);
+/// a resident one was never swapped out or was brought back at TTID, TTFD or later. Freed pages
+/// left the artifact's log: not counted. `None` when no page is still mapped.
+fn resident_share(k: &PolicyKernel, pid: kernel::types::Pid, pages: &[PageIdx]) -> Option<f64> {
+    let (mut used, mut live) = (0u64, 0u64);
+    for &i in pages {
+        match k.page(i) {
+            Some(v) if v.pid == pid && v.kind.is_anon() => match v.state {
+                PageState::Resident => {
+                    used += 1;
+                    live += 1;
+                }
+                PageState::Swapped => live += 1,
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    (live > 0).then(|| used as f64 / live as f64)
+}
+
 /// Sorted runs `(first, pages)` of a page list.
 fn runs(pages: &[PageIdx]) -> Vec<(PageIdx, u32)> {
     let mut v = pages.to_vec();
@@ -55,10 +86,12 @@ impl FrameworkHooks for Lifecycle {
         {
             for (k, v) in [
                 ("relaunches", x.relaunches as f64),
-                ("hot_list_coverage", x.coverage()),
-                ("hot_list_accuracy", x.accuracy()),
+                ("hot_list_coverage", finite(x.coverage())),
+                ("hot_list_accuracy", finite(x.accuracy())),
                 ("hot_list_pages_mean", x.mean_sizes().0),
                 ("relaunch_touched_pages_mean", x.mean_sizes().1),
+                ("relaunch_ttid_swapins_mean", x.mean_sizes().2),
+                ("hot_data_similarity", finite(x.similarity().0)),
                 ("swapin_p2", x.p2()),
                 ("predecomp_loaded", x.predecomp_loaded as f64),
                 ("predecomp_hits", x.predecomp_hits as f64),
@@ -138,11 +171,32 @@ impl FrameworkHooks for Lifecycle {
             }
             let old = std::mem::take(&mut s.app(app.app).hot);
             let scored = s.app(app.app).hot_from_relaunch;
-            if kind == LaunchKind::Hot && scored && !old.is_empty() && !sorted.is_empty() {
+            let hot = kind == LaunchKind::Hot;
+            // Fig. 5: this relaunch's whole launch set against the previous relaunch's.
+            let prev = std::mem::take(&mut s.app(app.app).launch_set);
+            if hot && s.app(app.app).launch_set_hot && !prev.is_empty() && !sorted.is_empty() {
+                let sim = common(&prev, &sorted) as f64 / sorted.len() as f64;
+                s.stats.with(|st| {
+                    st.pairs += 1;
+                    st.similarity_sum += sim;
+                });
+                s.app(app.app).pending_reuse = prev;
+            }
+            if hot && scored && !old.is_empty() && !sorted.is_empty() {
                 let mut h = old.clone();
                 h.sort_unstable();
                 let both = common(&h, &sorted) as f64;
-                let (cov, acc) = (both / sorted.len() as f64, both / h.len() as f64);
+                let (ov_t, ov_h) = (both / sorted.len() as f64, both / h.len() as f64);
+                // TTID swap-ins: the pages this relaunch brought back from swap before its first
+                // frame (demand faults and the pre-loads it used), the app's anon pages only.
+                let mut ttid: Vec<PageIdx> = stream
+                    .iter()
+                    .copied()
+                    .filter(|&i| k.page(i).is_some_and(|v| v.kind.is_anon() && v.pid == pid))
+                    .collect();
+                ttid.sort_unstable();
+                ttid.dedup();
+                let cov = (!ttid.is_empty()).then(|| common(&h, &ttid) as f64 / ttid.len() as f64);
                 let win: Vec<(f64, f64)> = stream
                     .chunks(WINDOW)
                     .filter(|w| w.len() >= 16)
@@ -150,16 +204,23 @@ impl FrameworkHooks for Lifecycle {
                     .collect();
                 s.stats.with(|st| {
                     st.relaunches += 1;
-                    st.coverage_sum += cov;
-                    st.accuracy_sum += acc;
+                    st.overlap_touched_sum += ov_t;
+                    st.overlap_list_sum += ov_h;
                     st.hot_pages_sum += h.len() as u64;
                     st.touched_pages_sum += sorted.len() as u64;
+                    st.ttid_swapins_sum += ttid.len() as u64;
+                    if let Some(c) = cov {
+                        st.coverage_n += 1;
+                        st.coverage_sum += c;
+                    }
                     for (p2, p4) in win {
                         st.windows += 1;
                         st.p2_sum += p2;
                         st.p4_sum += p4;
                     }
                 });
+                // Accuracy is decided when the app leaves the foreground (TTFD and later use).
+                s.app(app.app).pending_accuracy = h;
             }
             // Hotness update: the old hot list becomes warm, this launch's pages hot.
             let mut moves = promoted;
@@ -178,6 +239,8 @@ impl FrameworkHooks for Lifecycle {
             let e = s.app(app.app);
             e.hot = anon;
             e.hot_from_relaunch = kind == LaunchKind::Hot;
+            e.launch_set = sorted;
+            e.launch_set_hot = kind == LaunchKind::Hot;
             e.pid = pid;
             s.launching = None;
             s.launch_faults.clear();
@@ -213,11 +276,30 @@ impl FrameworkHooks for Lifecycle {
 
     fn on_background(&mut self, k: &mut PolicyKernel, app: &AppView) {
         let now = k.now();
-        self.0.with(|s| {
+        let (list, prev) = self.0.with(|s| {
             if s.fg == Some(app.pid) {
                 s.fg = None;
             }
-            s.app(app.app).last_used = now;
+            let e = s.app(app.app);
+            e.last_used = now;
+            (
+                std::mem::take(&mut e.pending_accuracy),
+                std::mem::take(&mut e.pending_reuse),
+            )
+        });
+        let acc = resident_share(k, app.pid, &list);
+        let reused = resident_share(k, app.pid, &prev);
+        self.0.with(|s| {
+            s.stats.with(|st| {
+                if let Some(a) = acc {
+                    st.accuracy_n += 1;
+                    st.accuracy_sum += a;
+                }
+                if let Some(r) = reused {
+                    st.reused_n += 1;
+                    st.reused_sum += r;
+                }
+            })
         });
     }
 
@@ -231,6 +313,10 @@ impl FrameworkHooks for Lifecycle {
             e.pid = 0;
             e.hot.clear();
             e.hot_from_relaunch = false;
+            e.launch_set.clear();
+            e.launch_set_hot = false;
+            e.pending_accuracy.clear();
+            e.pending_reuse.clear();
         });
     }
 

@@ -125,19 +125,25 @@ pub(crate) struct HotnessFault(pub Shared<State>);
 
 impl FaultHook for HotnessFault {
     fn after_major_fault(&mut self, cx: &mut HookCx, fault: &PageView, out: &mut Vec<PageIdx>) {
-        self.0.with(|s| {
+        let predecomp = self.0.with(|s| {
             if s.launching == Some(fault.pid) {
                 s.launch_faults.push(fault.idx);
             }
             s.fault_pid = fault.pid;
+            if !s.cfg.predecomp {
+                return false;
+            }
             let mut p = fault.idx;
             for _ in 0..s.cfg.predecomp_pages {
                 let Some(n) = s.next_in_zpool(p) else { break };
                 out.push(n);
                 p = n;
             }
+            true
         });
-        cx.charge(50);
+        if predecomp {
+            cx.charge(50);
+        }
     }
 
     fn preloaded(&mut self, _cx: &mut HookCx, pages: &[PageIdx]) {

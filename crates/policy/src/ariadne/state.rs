@@ -71,20 +71,44 @@ impl Cfg {
 }
 
 /// What a run measured (read by `reproduce ariadne` through [`super::Ariadne::stats`]).
+///
+/// Hot-list coverage and accuracy follow the artifact's `get_cov_acc.py` (spec §2.5), which
+/// scores the hot list on a trace of the *stock* kernel: the relaunch's TTID swap-ins are the
+/// pages the relaunch faulted back from swap before its first frame. Under EHL the hot list is
+/// never swapped out, so these two are only meaningful in a run whose reclaim is stock (all four
+/// mechanisms off, `reproduce ariadne`'s `zram-trace` run).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Stats {
-    /// Relaunches whose hot list was made by the previous relaunch (the denominator of coverage
-    /// and accuracy; a relaunch after the cold launch is not scored).
+    /// Relaunches whose hot list was made by the previous relaunch (a relaunch after the cold
+    /// launch is not scored).
     pub relaunches: u64,
-    /// Σ per relaunch |hot list ∩ touched| / |touched anon| (coverage).
+    /// Coverage: Σ per scored relaunch with swap-ins |hot list ∩ TTID swap-ins| / |TTID
+    /// swap-ins|, and the number of such relaunches.
     pub coverage_sum: f64,
-    /// Σ per relaunch |hot list ∩ touched| / |hot list| (accuracy, lower bound: accesses after
-    /// the launch are not counted).
+    pub coverage_n: u64,
+    /// TTID swap-ins (distinct anon pages) summed over the scored relaunches.
+    pub ttid_swapins_sum: u64,
+    /// Accuracy: Σ per scored hot list, evaluated when the app leaves the foreground after the
+    /// relaunch (its TTID, TTFD and later use): |pages resident (never swapped out, or swapped
+    /// back in)| / |pages still mapped|; and the number of lists scored.
     pub accuracy_sum: f64,
+    pub accuracy_n: u64,
+    /// Launch-set overlap (not the artifact's metrics): Σ |hot list ∩ touched| / |touched| and
+    /// Σ |hot list ∩ touched| / |hot list|.
+    pub overlap_touched_sum: f64,
+    pub overlap_list_sum: f64,
     /// Σ per relaunch: hot-list pages, anon pages the relaunch touched (the list is capped at
-    /// `hot_list_pages`, so coverage cannot exceed the cap over the touched count).
+    /// `hot_list_pages`).
     pub hot_pages_sum: u64,
     pub touched_pages_sum: u64,
+    /// Fig. 5 over consecutive relaunches k, k+1 of an app (whole launch sets, uncapped):
+    /// Σ |A_k ∩ A_k+1| / |A_k+1| (hot-data similarity) over `pairs`; reused data = share of A_k
+    /// used again in relaunch k+1 or its execution (hot ∪ warm of k+1), evaluated like accuracy
+    /// when the app leaves the foreground: Σ over `reused_n` pairs.
+    pub similarity_sum: f64,
+    pub pairs: u64,
+    pub reused_sum: f64,
+    pub reused_n: u64,
     /// Pages pre-decompressed, used before leaving the FIFO, pushed out unused.
     pub predecomp_loaded: u64,
     pub predecomp_hits: u64,
@@ -103,17 +127,46 @@ pub struct Stats {
     pub escalations: u64,
 }
 
+fn mean(sum: f64, n: u64) -> f64 {
+    if n == 0 {
+        f64::NAN
+    } else {
+        sum / n as f64
+    }
+}
+
 impl Stats {
+    /// Artifact coverage (NaN when no scored relaunch swapped anything in).
     pub fn coverage(&self) -> f64 {
-        self.coverage_sum / self.relaunches.max(1) as f64
+        mean(self.coverage_sum, self.coverage_n)
     }
+    /// Artifact accuracy (NaN when no hot list was scored).
     pub fn accuracy(&self) -> f64 {
-        self.accuracy_sum / self.relaunches.max(1) as f64
+        mean(self.accuracy_sum, self.accuracy_n)
     }
-    /// Mean hot-list size and mean anon pages touched per relaunch.
-    pub fn mean_sizes(&self) -> (f64, f64) {
+    /// Launch-set overlap: share of the relaunch's touched anon pages in the hot list, share of
+    /// the hot list the relaunch touched.
+    pub fn overlap(&self) -> (f64, f64) {
+        (
+            mean(self.overlap_touched_sum, self.relaunches),
+            mean(self.overlap_list_sum, self.relaunches),
+        )
+    }
+    /// Mean hot-list size, anon pages touched and TTID swap-ins per scored relaunch.
+    pub fn mean_sizes(&self) -> (f64, f64, f64) {
         let n = self.relaunches.max(1) as f64;
-        (self.hot_pages_sum as f64 / n, self.touched_pages_sum as f64 / n)
+        (
+            self.hot_pages_sum as f64 / n,
+            self.touched_pages_sum as f64 / n,
+            self.ttid_swapins_sum as f64 / n,
+        )
+    }
+    /// Fig. 5: hot-data similarity and reused fraction (NaN without a pair).
+    pub fn similarity(&self) -> (f64, f64) {
+        (
+            mean(self.similarity_sum, self.pairs),
+            mean(self.reused_sum, self.reused_n),
+        )
     }
     pub fn predecomp_hit_rate(&self) -> f64 {
         self.predecomp_hits as f64 / self.predecomp_loaded.max(1) as f64
@@ -167,6 +220,14 @@ pub(crate) struct AppEntry {
     pub hot_from_relaunch: bool,
     /// Last time it left or entered the foreground (app LRU).
     pub last_used: Nanos,
+    /// The last launch's anon pages, whole (uncapped), sorted; and whether it was a relaunch
+    /// (Fig. 5 pairs consecutive relaunches).
+    pub launch_set: Vec<PageIdx>,
+    pub launch_set_hot: bool,
+    /// The hot list a relaunch was scored against and the previous relaunch's whole launch set,
+    /// until the app leaves the foreground (accuracy and reuse count use after the relaunch too).
+    pub pending_accuracy: Vec<PageIdx>,
+    pub pending_reuse: Vec<PageIdx>,
 }
 
 impl State {
