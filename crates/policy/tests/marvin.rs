@@ -391,3 +391,52 @@ fn swap_files_mb_sizes_the_flash_swap_device() {
     assert_eq!(cap(8192), 8192 * 256);
     assert_eq!(cap(100), 100 * 256);
 }
+
+/// The kinds (compacting = stub round) of the next `n` WriteTask collections, from `now`.
+fn write_tasks(
+    m: &mut MarvinRuntime,
+    heap: &runtime::heap::Heap,
+    now: &mut Nanos,
+    fg: bool,
+    n: usize,
+) -> Vec<bool> {
+    use runtime::gc::{GcCause, GcKind};
+    use runtime::hooks::RuntimeHooks;
+    let (mut l, mut timers) = (CpuLedger::default(), Timers::default());
+    (0..n)
+        .map(|_| {
+            let mut cx = HookCx::new(*now, Actor::Kswapd, &mut l, &mut timers);
+            let (due, kind) = m.next_task(&mut cx, heap, fg).unwrap();
+            let mut cx = HookCx::new(due, Actor::Kswapd, &mut l, &mut timers);
+            *now = due;
+            m.choose_gc(&mut cx, heap, GcCause::Policy, kind) == GcKind::Full { compact: true }
+        })
+        .collect()
+}
+
+#[test]
+fn stub_rounds_follow_six_background_mark_sweeps_and_restart_in_the_foreground() {
+    use runtime::hooks::RuntimeHooks;
+    let r = rig();
+    let heap = &r.j.rt.heap;
+    let mut m = MarvinRuntime::new(r.tab.clone(), cfg());
+    let (mut l, mut timers) = (CpuLedger::default(), Timers::default());
+    let mut now = 0;
+    let mut set_fg = |m: &mut MarvinRuntime, now: Nanos, fg: bool| {
+        let mut cx = HookCx::new(now, Actor::Kswapd, &mut l, &mut timers);
+        m.on_state_change(&mut cx, heap, fg);
+    };
+    assert!(
+        write_tasks(&mut m, heap, &mut now, true, 3).iter().all(|&c| !c),
+        "no stubs in the foreground"
+    );
+    set_fg(&mut m, now, false);
+    // marvin_swap.cc: bgMarkSweepCounter >= 6 → six mark-sweeps, then the compaction (every 7th).
+    let want: Vec<bool> = (0..14).map(|i| i % 7 == 6).collect();
+    assert_eq!(write_tasks(&mut m, heap, &mut now, false, 14), want);
+    // Two more mark-sweeps, then a foreground visit resets the counter (SetInForeground(true)).
+    write_tasks(&mut m, heap, &mut now, false, 2);
+    set_fg(&mut m, now, true);
+    set_fg(&mut m, now, false);
+    assert_eq!(write_tasks(&mut m, heap, &mut now, false, 7), want[..7].to_vec());
+}

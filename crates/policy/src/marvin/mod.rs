@@ -12,7 +12,8 @@
 //!   keeps each object's last write interval instead of shifting every register (same answer,
 //!   [`state::is_cold`]); read bits are not kept (the coldness test does not use them).
 //! - **Stubs** (§5.1): in the background, at the stop-the-world compaction (stock ART's collector
-//!   transition 5 s after going to the background, then every 6th background walk), cold
+//!   transition 5 s after going to the background, then after every 6 background mark-sweeps, i.e.
+//!   every 7th background WriteTask), cold
 //!   swappable objects of at least `stub_threshold` bytes are moved to the page-aligned
 //!   swapped-in space (destination group 1, page alignment, never evacuated) and get the stub
 //!   flag. The pause (one more heap walk to patch references, plus per-stub work) is charged to
@@ -153,8 +154,8 @@ impl Policy for Marvin {
                 .source("ART kCollectorTransitionWait; marvin-art heap.cc"),
             ParamSpec::int("bg_walks_per_stub_round", 6, 1, 1000)
                 .unit("walks")
-                .about("every n-th background walk compacts and creates stubs")
-                .source("marvin-art BG_MARK_SWEEPS_BEFORE_SEMI_SPACE"),
+                .about("background mark-sweeps before each stub-creating compaction (the next WriteTask compacts instead: every (n+1)-th background task; the count restarts in the foreground)")
+                .source("marvin-art marvin_swap.cc scheduleNextTask: bgMarkSweepCounter >= BG_MARK_SWEEPS_BEFORE_SEMI_SPACE (6), reset by SetInForeground(true)"),
             ParamSpec::float("write_task_s", 1.0, 0.001, 3600.0)
                 .unit("s")
                 .about("longest WriteTask run (bytes saved per walk = this × flash write bandwidth)")
@@ -166,7 +167,7 @@ impl Policy for Marvin {
                 .about("restore every reclaimed object when the app comes to the foreground")
                 .source("Marvin §6.2; marvin_swap.cc SWAP_IN_ON_FOREGROUND"),
             ParamSpec::bool("reclaim_at_stub_round", true)
-                .about("reclaim clean saved objects right after each stub round (background transition, every 6th background walk)")
+                .about("reclaim clean saved objects right after each stub round (background transition, then after every 6 background mark-sweeps)")
                 .source("Marvin §7/§8.2: the prototype reclaims with madvise at the background transition and then periodically; marvin-art heap.cc SwapObjectsOut after CreateStubs"),
             ParamSpec::int("swap_files_mb", 8192, 1, 1 << 20)
                 .unit("MB")

@@ -24,8 +24,9 @@ pub struct MarvinRuntime {
     /// Swappable class ids (artifact `objectIsSwappableType`: primitive arrays and plain
     /// instances; not object arrays, strings or classes).
     swappable: Vec<bool>,
-    /// Background policy walks since the last stub round (every `bg_walks_per_stub_round`-th one
-    /// compacts and creates stubs).
+    /// Background mark-sweeps since the last stub round or foreground transition (artifact
+    /// `bgMarkSweepCounter`: after `bg_walks_per_stub_round` of them the next WriteTask compacts
+    /// and creates stubs instead, i.e. every 7th background task; reset in the foreground).
     bg_walks: u32,
     next_due: Option<Nanos>,
     started: bool,
@@ -83,6 +84,10 @@ impl RuntimeHooks for MarvinRuntime {
                 t.bg_since = cx.now;
             }
         }
+        if foreground {
+            // marvin_swap.cc `SetInForeground(true)` resets `bgMarkSweepCounter`.
+            self.bg_walks = 0;
+        }
         // The WriteTask's period changes with the state (5 s fg / 30 s bg).
         self.next_due = None;
         // Stock ART's collector transition: the artifact creates stubs and reclaims inside this
@@ -106,7 +111,9 @@ impl RuntimeHooks for MarvinRuntime {
             }
         };
         self.next_due = Some(due);
-        let stub = !foreground && self.bg_walks + 1 >= self.cfg.bg_walks_per_stub_round;
+        // marvin_swap.cc `scheduleNextTask`: `if (bgMarkSweepCounter >= 6)` compact (stubs),
+        // else a concurrent mark-sweep and `bgMarkSweepCounter++`.
+        let stub = !foreground && self.bg_walks >= self.cfg.bg_walks_per_stub_round;
         Some((due, GcKind::Full { compact: stub }))
     }
 
