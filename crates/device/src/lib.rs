@@ -97,6 +97,14 @@ pub struct AndroidProfile {
     /// LOW_FILECACHE_AFTER_THRASHING. Default: on for Android ≥ 13 (estimate).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lmkd_low_mem: Option<bool>,
+    /// `ro.config.per_app_memcg`: each app in its own memory cgroup, so reclaim scans every
+    /// app's LRU lists in proportion to their sizes; `false`: every app is charged to the root
+    /// memcg and reclaim takes the oldest pages of one global LRU (the app used longest ago
+    /// first). AOSP's default is `ro.config.low_ram` (libprocessgroup `UsePerAppMemcg`, lmkd
+    /// `per_app_memcg`), i.e. false on every phone here that is not a low-RAM device. Default
+    /// when absent: true (hotlaunch's per-app lruvecs; profiles set the AOSP value explicitly).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_app_memcg: Option<bool>,
     /// ART's heap growth multiplier while an app is in the foreground (`-XX:ForegroundHeap
     /// GrowthMultiplier`, `dalvik.vm.foreground-heap-growth-multiplier`); at least 1. Default:
     /// 3.0 on Android ≥ 8 (2.0 + 1.0 extra with CC), 2.0 on Android 5–7, 1.0 before.
@@ -362,6 +370,7 @@ const SCHEMA: &[(&str, &[&str])] = &[
             "lmkd",
             "app_compaction",
             "lmkd_low_mem",
+            "per_app_memcg",
             "foreground_heap_growth_multiplier",
             "background_heap_growth_multiplier",
         ],

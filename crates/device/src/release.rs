@@ -68,6 +68,7 @@ impl AndroidProfile {
         self.lmkd = o.lmkd.or(self.lmkd.take());
         self.app_compaction = o.app_compaction.or(self.app_compaction);
         self.lmkd_low_mem = o.lmkd_low_mem.or(self.lmkd_low_mem);
+        self.per_app_memcg = o.per_app_memcg.or(self.per_app_memcg);
         self.foreground_heap_growth_multiplier = o
             .foreground_heap_growth_multiplier
             .or(self.foreground_heap_growth_multiplier);
@@ -168,6 +169,8 @@ impl LmkdMode {
 pub struct StockFeatures {
     pub lmkd: LmkdMode,
     pub lmkd_low_mem: bool,
+    /// [`AndroidProfile::per_app_memcg`]; false: one global LRU.
+    pub per_app_memcg: bool,
     pub app_compaction: bool,
     pub foreground_heap_growth_multiplier: f64,
     pub background_heap_growth_multiplier: f64,
@@ -239,6 +242,7 @@ impl DeviceProfile {
         StockFeatures {
             lmkd: a.lmkd.as_deref().and_then(LmkdMode::parse).unwrap_or(lmkd),
             lmkd_low_mem: a.lmkd_low_mem.unwrap_or(newer(Release::new(13, 0))),
+            per_app_memcg: a.per_app_memcg.unwrap_or(true),
             app_compaction: a.app_compaction.unwrap_or(newer(Release::new(13, 0))),
             foreground_heap_growth_multiplier: a.foreground_heap_growth_multiplier.unwrap_or(fg),
             background_heap_growth_multiplier: a.background_heap_growth_multiplier.unwrap_or(1.0),

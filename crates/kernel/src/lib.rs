@@ -123,6 +123,10 @@ pub struct KernelParams {
     /// leave shrinks per order in the watermark check ([`alloc::zone_watermark_ok`]). `None`
     /// on kernels 4.4 and later (and profiles without a release), which dropped the per-order loop.
     pub min_free_order_shift: Option<u32>,
+    /// One global LRU instead of one lruvec per process: Android without per-app memory
+    /// cgroups (`ro.config.per_app_memcg` false) charges every app to the root memcg
+    /// ([`reclaim`]'s `shrink_global`).
+    pub global_lru: bool,
 }
 
 /// Zone watermarks in pages.
@@ -383,6 +387,7 @@ impl Kernel {
                 .kernel_release()
                 .filter(|r| (r.major, r.minor) < (4, 4))
                 .map(|_| k.min_free_order_shift),
+            global_lru: !device.stock().per_app_memcg,
         };
         let nbackends = backends.len();
         Ok(Kernel {

@@ -1,4 +1,7 @@
 //! Page reclaim (mm/vmscan.c): `shrink_node` → per-process `shrink_lruvec` → `shrink_list`.
+//! With per-app memcgs every process's lruvec gets its own `size >> priority` targets (in the
+//! policy's `lruvec_order`); with one global LRU (`KernelParams::global_lru`) the node's targets
+//! are taken from the processes oldest first (`shrink_global`).
 //!
 //! Modelled: scan targets per LRU list of `size >> priority`, split between anon and file by
 //! `get_scan_count` (swappiness and recent reclaim cost, anon only while a swap device has room);
@@ -54,6 +57,34 @@ struct ScanCtx {
     unit: Vec<Pfn>,
 }
 
+/// The lists a reclaim pass scans, in `get_scan_count` order (anon first).
+const SCAN_LISTS: [LruList; 4] = [
+    LruList::InactiveAnon,
+    LruList::ActiveAnon,
+    LruList::InactiveFile,
+    LruList::ActiveFile,
+];
+
+/// `get_scan_count`'s targets for lists of sizes `len` at `priority`: `size >> priority`, split
+/// between anon and file by `anon_num / anon_den`.
+fn scan_targets(len: [u32; NR_LRU_LISTS], priority: u32, anon_num: u64, anon_den: u64) -> [u64; 4] {
+    let mut target = [0u64; 4];
+    for (i, l) in SCAN_LISTS.into_iter().enumerate() {
+        let size = len[l as usize] as u64;
+        let mut scan = size >> priority;
+        // Small lists still get scanned at the lowest priorities (Linux scans `size` at 0).
+        if scan == 0 && priority <= 2 {
+            scan = size.min(SWAP_CLUSTER_MAX as u64);
+        }
+        target[i] = if i < 2 {
+            scan * anon_num / anon_den
+        } else {
+            scan * (anon_den - anon_num) / anon_den
+        };
+    }
+    target
+}
+
 fn isqrt(x: u64) -> u64 {
     (x as f64).sqrt() as u64
 }
@@ -103,8 +134,13 @@ impl Kernel {
         let mut procs = std::mem::take(&mut scratch.procs);
         procs.extend(self.procs.iter().filter(|p| p.alive).map(|p| p.view()));
         let mut order = std::mem::take(&mut scratch.order);
-        let mut cx = hook_cx!(self, now, actor);
-        self.hooks.reclaim.lruvec_order(&mut cx, &sc, &procs, &mut order);
+        if self.params.global_lru {
+            // One LRU for every app: no lruvec order to ask for (see `shrink_global`).
+            order.extend(procs.iter().map(|p| p.pid));
+        } else {
+            let mut cx = hook_cx!(self, now, actor);
+            self.hooks.reclaim.lruvec_order(&mut cx, &sc, &procs, &mut order);
+        }
         // Shrinkers first: the pages they name are reclaimed before (maybe instead of) the walk.
         let mut shrink = std::mem::take(&mut scratch.shrink);
         for i in 0..self.hooks.shrinkers.len() {
@@ -124,13 +160,18 @@ impl Kernel {
             order.clear();
         }
         let (anon_frac, denom) = self.anon_fraction(priority, ctx.may_swap);
-        for &pid in &order {
-            if !self.procs.get(pid as usize).is_some_and(|p| p.alive) {
-                continue;
-            }
-            self.shrink_lruvec(pid, priority, anon_frac, denom, &mut ctx);
-            if !ctx.background && ctx.out.reclaimed >= ctx.nr_to_reclaim {
-                break;
+        if self.params.global_lru {
+            self.shrink_global(&mut order, priority, anon_frac, denom, &mut ctx);
+        } else {
+            for &pid in &order {
+                if !self.procs.get(pid as usize).is_some_and(|p| p.alive) {
+                    continue;
+                }
+                let target = scan_targets(self.procs[pid as usize].lru.len, priority, anon_frac, denom);
+                self.shrink_lruvec(pid, target, &mut ctx);
+                if !ctx.background && ctx.out.reclaimed >= ctx.nr_to_reclaim {
+                    break;
+                }
             }
         }
         self.flush_swap_batch(&mut ctx);
@@ -187,30 +228,47 @@ impl Kernel {
         inactive * ratio < active
     }
 
-    fn shrink_lruvec(&mut self, pid: Pid, priority: u32, anon_num: u64, anon_den: u64, ctx: &mut ScanCtx) {
-        let lru = &self.procs[pid as usize].lru;
-        let mut target = [0u64; 4];
-        for (i, l) in [
-            LruList::InactiveAnon,
-            LruList::ActiveAnon,
-            LruList::InactiveFile,
-            LruList::ActiveFile,
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            let size = lru.len[l as usize] as u64;
-            let mut scan = size >> priority;
-            // Small lists still get scanned at the lowest priorities (Linux scans `size` at 0).
-            if scan == 0 && priority <= 2 {
-                scan = size.min(SWAP_CLUSTER_MAX as u64);
+    /// A global LRU (no per-app memcg): the node's scan targets (`size >> priority` of the lists
+    /// summed over every process) taken from the processes in LRU age order, the oldest first,
+    /// each giving at most its own list sizes. Age order approximates the global lists' order by
+    /// when each process was last in use: `oom_score_adj` descending (ActivityManager ranks
+    /// cached apps 900..999 by last use, older higher), then the foreground and system
+    /// processes. Simplified: a process's pages are not interleaved with another's by age.
+    fn shrink_global(
+        &mut self,
+        order: &mut [Pid],
+        priority: u32,
+        anon_num: u64,
+        anon_den: u64,
+        ctx: &mut ScanCtx,
+    ) {
+        order.sort_by_key(|&pid| (std::cmp::Reverse(self.procs[pid as usize].oom_score_adj), pid));
+        let mut lens = [0u32; NR_LRU_LISTS];
+        for &pid in order.iter() {
+            for (l, n) in lens.iter_mut().zip(self.procs[pid as usize].lru.len) {
+                *l = l.saturating_add(n);
             }
-            target[i] = if i < 2 {
-                scan * anon_num / anon_den
-            } else {
-                scan * (anon_den - anon_num) / anon_den
-            };
         }
+        let mut left = scan_targets(lens, priority, anon_num, anon_den);
+        for &pid in order.iter() {
+            if left.iter().all(|&t| t == 0) {
+                break;
+            }
+            let own = &self.procs[pid as usize].lru.len;
+            let mut target = [0u64; 4];
+            for (i, l) in SCAN_LISTS.into_iter().enumerate() {
+                target[i] = left[i].min(own[l as usize] as u64);
+                left[i] -= target[i];
+            }
+            self.shrink_lruvec(pid, target, ctx);
+            if !ctx.background && ctx.out.reclaimed >= ctx.nr_to_reclaim {
+                break;
+            }
+        }
+    }
+
+    /// Scan up to `target` pages of each of a process's [`SCAN_LISTS`].
+    fn shrink_lruvec(&mut self, pid: Pid, mut target: [u64; 4], ctx: &mut ScanCtx) {
         while target.iter().any(|&t| t > 0) {
             for (i, t) in target.iter_mut().enumerate() {
                 let n = (*t).min(SWAP_CLUSTER_MAX as u64);

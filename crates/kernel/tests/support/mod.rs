@@ -16,6 +16,8 @@ pub fn small_device() -> DeviceProfile {
     d.memory.kernel_reserve_mb = 32;
     d.memory.system_reserve_mb = 8;
     d.kernel.min_free_kbytes = Some(1024);
+    // Per-app lruvecs (the tests exercise `lruvec_order`); `global_lru.rs` sets its own.
+    d.android.per_app_memcg = Some(true);
     d
 }
 

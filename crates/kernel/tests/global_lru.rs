@@ -1,0 +1,77 @@
+//! Reclaim with one global LRU (`[android] per_app_memcg = false`, the AOSP default on phones
+//! that are not low-RAM devices) takes the pages of the app used longest ago first; with per-app
+//! lruvecs every app loses pages in proportion to its lists.
+
+mod support;
+
+use engine::Actor;
+use hotlaunch_kernel as kernel;
+use kernel::mm::ContentSource;
+use kernel::types::*;
+use kernel::Kernel;
+
+const SRC: ContentSource = ContentSource {
+    base: 0,
+    len: 64,
+    seed: 7,
+};
+
+/// Pages of `n` starting at `first` still resident.
+fn resident(k: &Kernel, first: PageIdx, n: u32) -> u32 {
+    (first..first + n)
+        .filter(|&i| k.page(i).unwrap().state == PageState::Resident)
+        .count() as u32
+}
+
+/// Two cached apps with the same file pages, "old" (adj 990) and "recent" (adj 910); an anon
+/// filler (no swap) forces file reclaim until `evict` of their pages are gone. Returns the pages
+/// each lost (old, recent).
+fn lost(per_app_memcg: bool, evict: u32) -> (u32, u32) {
+    let mut d = support::small_device();
+    d.android.per_app_memcg = Some(per_app_memcg);
+    let mut k = Kernel::new(&d, support::contents(), Vec::new(), Default::default()).unwrap();
+    let n = 3000;
+    let mut maps = Vec::new();
+    for (name, adj) in [("old", 990), ("recent", 910)] {
+        let pid = k.spawn(name, adj, 1);
+        let f = k.mmap(pid, n, PageKind::File, false, SRC).unwrap();
+        k.access_range(0, Actor::AppMain(pid), f, n, false).unwrap();
+        maps.push(f);
+    }
+    let filler = k.spawn("filler", 0, 1);
+    let managed = k.buddy().nr_pages();
+    let anon = k.mmap(filler, managed, PageKind::NativeAnon, false, SRC).unwrap();
+    let mut now = 1_000;
+    for j in 0..managed {
+        let gone = 2 * n - resident(&k, maps[0], n) - resident(&k, maps[1], n);
+        if gone >= evict {
+            break;
+        }
+        match k.access(now, Actor::AppMain(filler), anon + j, true) {
+            Ok(s) => now += s.ns,
+            Err(_) => break,
+        }
+    }
+    k.check_invariants().unwrap();
+    (n - resident(&k, maps[0], n), n - resident(&k, maps[1], n))
+}
+
+#[test]
+fn a_global_lru_reclaims_the_app_used_longest_ago_first() {
+    let (old, recent) = lost(false, 2000);
+    assert!(old + recent >= 2000, "pressure evicted {old} + {recent}");
+    assert!(
+        recent * 10 <= old,
+        "global LRU: the recently used app keeps its pages (old lost {old}, recent {recent})"
+    );
+}
+
+#[test]
+fn per_app_lruvecs_share_reclaim_between_apps() {
+    let (old, recent) = lost(true, 2000);
+    assert!(old + recent >= 2000, "pressure evicted {old} + {recent}");
+    assert!(
+        recent * 2 >= old && old * 2 >= recent,
+        "per-app lruvecs: both apps lose pages (old lost {old}, recent {recent})"
+    );
+}
