@@ -14,9 +14,11 @@
 //! MiB of order-0 unmovable (GPU-like) pages taken at each first frame nor 20-60 MiB of movable
 //! pages allocated between the release and the next launch's buffers changed the median
 //! (0.07 ms): ION's freed blocks sit in the Unmovable pageblocks their fallback claimed, and
-//! movable allocations only fall back into those once every Movable list is empty, which never
-//! happens while free memory stays far above the watermarks. Linux behaves the same way (page
-//! clustering, `__rmqueue_smallest`), so the gap is in the demand, not in the buddy allocator:
+//! movable allocations fall back into those only once every Movable list is empty, which did
+//! not happen: after the 60 MiB filler free memory still stood at 40-47 MiB and the filler made
+//! 0-10 fallback steals per launch. What keeps refilling free memory between launches (lmk
+//! kills, heap trims, the buffers themselves) is not yet measured. Linux behaves the same way
+//! given that demand (page clustering, `__rmqueue_smallest`), so the gap is in the demand, not in the buddy allocator:
 //! the paper's device kept free memory near the watermarks (§2.3: "the utilization of physical
 //! memory is kept high"; only 40.8% of its launches resumed a cached app, Table 4, against ~91%
 //! here) and its I/O buffers came from many users with other lifetimes. The Fig. 11 row prints
