@@ -35,8 +35,9 @@
 //! construction of the demand model (all buffers at the first frame). Linux behaves the same way
 //! given that demand (page clustering, `__rmqueue_smallest`), so the gap is in the demand, not
 //! in the buddy allocator: the paper's device kept free memory near the watermarks (§2.3: "the
-//! utilization of physical memory is kept high"; only 40.8% of its launches resumed a cached app, Table 4, against ~91%
-//! here) and its I/O buffers came from many users with other lifetimes. The Fig. 11 row prints
+//! utilization of physical memory is kept high"; only 40.8% of its launches resumed a cached
+//! app, Table 4, against ~91% here) and its I/O buffers came from many users with other
+//! lifetimes. The Fig. 11 row prints
 //! the megablock figures of each run; `crates/kernel/tests/ion.rs` pins both halves of the
 //! mechanism (recycling while small blocks last, fallback into the freed blocks once the
 //! Movable lists run dry).
