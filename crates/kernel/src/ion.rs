@@ -94,6 +94,11 @@ pub struct IoBufferStats {
     pub compact_ns: Nanos,
     /// Latency of each allocation, ns, in order.
     pub latencies_ns: Vec<Nanos>,
+    /// Free pages in blocks of order >= 8 (whole IOMMU megabyte pages) when each allocation
+    /// started, in order: whether the buddy allocator could serve the buffer without falling
+    /// back, before any compaction. Diagnostic (not in the JSON report).
+    #[serde(skip)]
+    pub megablock_free_pages: Vec<u64>,
 }
 
 impl Kernel {
@@ -112,6 +117,8 @@ impl Kernel {
         let ion = self.params.ion_gfp;
         let (stalls0, compact0) = (self.vmstat.compact_stall, self.direct_compact_ns);
         let mut max_idx = 0;
+        let counts = self.buddy.free_block_counts();
+        let megablock_free: u64 = (8..NR_ORDERS).map(|o| counts[o] << o).sum();
         while remaining > 0 {
             let mut got = None;
             for (i, &order) in ION_ORDERS.iter().enumerate().skip(max_idx) {
@@ -156,6 +163,7 @@ impl Kernel {
             st.blocks_by_order[order as usize] += 1;
         }
         st.latencies_ns.push(buf.latency_ns);
+        st.megablock_free_pages.push(megablock_free);
         Ok(buf)
     }
 

@@ -124,3 +124,85 @@ fn the_kernel_release_picks_the_heap_flags() {
     assert_eq!(IonGfp::for_kernel(3, 10), IonGfp::Linux310);
     assert_eq!(IonGfp::for_kernel(4, 9), IonGfp::Linux310);
 }
+
+/// Fragment, then allocate and free a 4 MiB buffer (compaction makes its megabyte blocks).
+/// Returns the freed buffer's order-8 block heads.
+fn freed_buffer(k: &mut Kernel) -> Vec<u32> {
+    fragment(k);
+    let b = k.alloc_io_buffer(0, Actor::Kernel, 4 << 20).unwrap();
+    let mega: Vec<u32> = b.blocks.iter().filter(|b| b.1 == 8).map(|b| b.0).collect();
+    assert!(
+        !mega.is_empty(),
+        "compaction made no order-8 block: {:?}",
+        b.blocks
+    );
+    k.free_io_buffer(b);
+    mega
+}
+
+/// A process that allocates and touches `pages` anonymous (movable) pages.
+fn movable_demand(k: &mut Kernel, pages: u32) {
+    let pid = k.spawn("demand", 0, 1);
+    let first = k.mmap(pid, pages, PageKind::NativeAnon, false, SRC).unwrap();
+    k.access_range(1, Actor::AppMain(pid), first, pages, true)
+        .unwrap();
+}
+
+#[test]
+fn a_freed_buffer_s_megabyte_blocks_serve_the_next_buffer_while_small_blocks_last() {
+    // ismm15-livelab's stock gap (reproduce/baseline/ion.rs): order-0 demand between two
+    // buffers is served from the smallest free blocks, so the next buffer gets the freed
+    // megabyte blocks back without compaction. The blocks sit in pageblocks the unmovable
+    // fallback claimed.
+    let mut k = kernel(IonGfp::Linux34);
+    let mega = freed_buffer(&mut k);
+    for &pfn in &mega {
+        assert_eq!(
+            k.buddy().pageblock_type(pfn),
+            kernel::types::MigrateType::Unmovable
+        );
+    }
+    let holes = k.buddy().free_block_counts()[..4]
+        .iter()
+        .enumerate()
+        .map(|(o, n)| n << o)
+        .sum::<u64>();
+    movable_demand(&mut k, (holes / 2) as u32);
+    let stalls = k.io_buffers.compact_stalls;
+    let b = k.alloc_io_buffer(2, Actor::Kernel, 4 << 20).unwrap();
+    let got: Vec<u32> = b.blocks.iter().filter(|b| b.1 == 8).map(|b| b.0).collect();
+    for pfn in &mega {
+        assert!(
+            got.contains(pfn),
+            "block {pfn} of the freed buffer not reused: {got:?}"
+        );
+    }
+    assert_eq!(
+        k.io_buffers.compact_stalls, stalls,
+        "recycled blocks need no compaction"
+    );
+    assert!(*k.io_buffers.megablock_free_pages.last().unwrap() >= 256 * mega.len() as u64);
+    k.check_invariants().unwrap();
+}
+
+#[test]
+fn movable_demand_that_drains_the_movable_lists_falls_back_into_the_freed_buffer_s_blocks() {
+    // Linux's `__rmqueue_fallback`: once every Movable list is empty, a movable page comes from
+    // the largest Unmovable block, i.e. the freed buffer's. This is what keeps an aged phone's
+    // I/O buffers from recycling their blocks when free memory sits at the watermarks.
+    let mut k = kernel(IonGfp::Linux34);
+    let mega = freed_buffer(&mut k);
+    let steals = k.buddy().stats().fallback_steals;
+    let n = (k.meminfo().free - k.params.watermarks.high - 16) as u32;
+    movable_demand(&mut k, n);
+    assert!(k.buddy().stats().fallback_steals > steals);
+    let split = mega
+        .iter()
+        .filter(|&&pfn| !(pfn..pfn + 256).all(|f| k.buddy().is_free(f)))
+        .count();
+    assert!(
+        split > 0,
+        "no freed megabyte block was touched by the movable demand"
+    );
+    k.check_invariants().unwrap();
+}

@@ -3,6 +3,44 @@
 //! (1,000 launches of 22 apps with the §6.3 I/O-buffer demand; `--quick`: 30 launches). The run
 //! is shared by the three rows (they run on different threads: the first computes, the others
 //! wait for it).
+//!
+//! Why the stock rows are GAPs (measured on 300 launches, t >= 40 min; session 8): the buffers
+//! recycle their own blocks. Every buffer is released when its app leaves the foreground (and
+//! within a launch the 4th buffer frees the 1st), and the buddy allocator serves the order-0
+//! demand in between from its smallest free blocks, so the freed 1 MiB blocks are still free
+//! when the next buffer asks: 99.7% of the order-8 blocks ION got had been freed by an earlier
+//! buffer, the first buffer of a launch found a median 47 MiB free in blocks >= 1 MiB (it needs
+//! 11), and free memory stood at a median 59 MiB against a 9 MiB high watermark. Neither 16-32
+//! MiB of order-0 unmovable (GPU-like) pages taken at each first frame nor 20-60 MiB of movable
+//! pages allocated between the release and the next launch's buffers changed the median
+//! (0.07 ms): ION's freed blocks sit in the Unmovable pageblocks their fallback claimed, and
+//! movable allocations fall back into those only once every Movable list is empty, which did
+//! not happen: after the 60 MiB filler free memory still stood at 40-47 MiB and the filler made
+//! 0-10 fallback steals per launch. Pages freed per launch (same run): I/O buffers 146 MiB
+//! (13.3 x 11, re-taken at once), Java heap regions released by GC 48 MiB (the runtime model is
+//! ART's region-evacuating collector; Android 4.2's Dalvik is a non-moving mark-sweep that only
+//! trims wholly free pages, so this churn is a model difference not yet sized), reclaim and
+//! unmaps 13 MiB, lmk kills 6 MiB (one ~100 MiB kill every ~17 launches, after which free
+//! memory decays slowly: the free-memory surplus).
+//!
+//! What-if runs (same 300 launches, aged part; hacks, not in the model): keeping released Java
+//! heap pages resident (Dalvik-like) puts free memory at the watermark (median 9.8 MiB) and ages
+//! the buddy allocator (UI(4..8) 0.70, UI(8) 0.79, p90 buffer 16.7 ms, 3.4x the compactions);
+//! adding `live = 14` (a launch's buffers held until the app leaves; Table 1 ranks I/O buffers
+//! the second-largest memory use, above file pages, which 3 x 11 MiB is not) gives UI(4..8)
+//! 0.86, UI(8) 0.93, p90 23 ms, order-0 share 93%. The median stays 0.071 ms in every variant:
+//! with `live` = 3, 10 of a launch's 13 buffers are allocated the instant the oldest one is
+//! freed, and the first ones take the blocks the previous app released at its background
+//! transition, so more than half the buffers are whole recycled megabyte blocks by
+//! construction of the demand model (all buffers at the first frame). Linux behaves the same way
+//! given that demand (page clustering, `__rmqueue_smallest`), so the gap is in the demand, not
+//! in the buddy allocator: the paper's device kept free memory near the watermarks (§2.3: "the
+//! utilization of physical memory is kept high"; only 40.8% of its launches resumed a cached
+//! app, Table 4, against ~91% here) and its I/O buffers came from many users with other
+//! lifetimes. The Fig. 11 row prints
+//! the megablock figures of each run; `crates/kernel/tests/ion.rs` pins both halves of the
+//! mechanism (recycling while small blocks last, fallback into the freed blocks once the
+//! Movable lists run dry).
 
 use super::super::{run_scenario, status, Check, CheckList};
 use std::sync::{Arc, Mutex};
@@ -30,6 +68,10 @@ struct Figures {
     /// Compactions run inside I/O-buffer allocations and their total time, ms.
     compactions: u64,
     compact_ms: f64,
+    /// Median MiB free in blocks of order >= 8 when a buffer's allocation started, and the
+    /// share of buffers that found at least their own size there (no fallback needed).
+    megablock_median_mb: f64,
+    megablock_covered: f64,
 }
 
 type Cache = Mutex<Option<(bool, Arc<Figures>)>>;
@@ -48,6 +90,12 @@ fn figures(quick: bool) -> anyhow::Result<Arc<Figures>> {
     let mut lat = io.latencies_ns.clone();
     lat.sort_unstable();
     let median_ms = lat.get(lat.len() / 2).map_or(f64::NAN, |&ns| ns as f64 / 1e6);
+    let mut mega = io.megablock_free_pages.clone();
+    mega.sort_unstable();
+    let megablock_median_mb = mega.get(mega.len() / 2).map_or(f64::NAN, |&p| p as f64 / 256.0);
+    let need = (io.bytes / io.allocations.max(1)).div_ceil(4096);
+    let covered = io.megablock_free_pages.iter().filter(|&&p| p >= need).count();
+    let megablock_covered = covered as f64 / io.megablock_free_pages.len().max(1) as f64;
     let f = Arc::new(Figures {
         minutes: out.simulated as f64 / 60e9,
         ui4: out
@@ -67,6 +115,8 @@ fn figures(quick: bool) -> anyhow::Result<Arc<Figures>> {
         allocations: io.allocations,
         compactions: io.compact_stalls,
         compact_ms: io.compact_ns as f64 / 1e6,
+        megablock_median_mb,
+        megablock_covered,
     });
     *guard = Some((quick, f.clone()));
     Ok(f)
@@ -130,8 +180,14 @@ fn fig11_latency(quick: bool) -> anyhow::Result<Check> {
         check: "median I/O-buffer allocation (ismm15-livelab, stock)".into(),
         paper: "ISMM'15 Fig. 11 (VAN): median 5.871 ms over 13,300 allocations".into(),
         simulated: format!(
-            "median {m:.2} ms over {} allocations; {} direct compactions inside them ({:.0} ms)",
-            f.allocations, f.compactions, f.compact_ms
+            "median {m:.2} ms over {} allocations; {} direct compactions inside them ({:.0} ms); \
+             at its start the median buffer found {:.0} MiB free in blocks >= 1 MiB, and {:.0}% \
+             found at least their own size there",
+            f.allocations,
+            f.compactions,
+            f.compact_ms,
+            f.megablock_median_mb,
+            f.megablock_covered * 100.0
         ),
         tolerance: "×/÷ 2 (2.9-11.7 ms)".into(),
         status: status((5.871 / 2.0..=5.871 * 2.0).contains(&m)),
