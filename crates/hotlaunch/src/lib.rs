@@ -44,6 +44,9 @@ pub struct RunSpec {
     /// End of the run (ns).
     pub end: Nanos,
     pub sim: SimConfig,
+    /// Generated heap blueprints, shared by this spec's clones and so by every run made from it
+    /// ([`blueprints`]).
+    pub blueprints: BlueprintCache,
 }
 
 impl RunSpec {
@@ -84,6 +87,16 @@ impl RunSpec {
                 });
                 cfg
             },
+            blueprints: BlueprintCache::default(),
+        }
+    }
+
+    /// This spec with a cache of its own: its runs build their blueprints again (a benchmark
+    /// that charges each run its whole cost).
+    pub fn with_own_blueprints(&self) -> Self {
+        Self {
+            blueprints: BlueprintCache::default(),
+            ..self.clone()
         }
     }
 }
@@ -193,7 +206,7 @@ fn app_models(spec: &RunSpec, contents: &mut ContentStore) -> anyhow::Result<Vec
                 content_base: range.start,
                 content_len: range.end - range.start,
                 access: Box::new(access),
-                java: java_model(p, layout.java_pages, &spec.device, seed)?,
+                java: java_model(p, layout.java_pages, &spec.device, seed, &spec.blueprints)?,
                 io_buffer_scale: p.io_buffer_scale,
             })
         })
@@ -207,15 +220,19 @@ pub fn java_model(
     java_pages: u32,
     device: &DeviceProfile,
     seed: u64,
+    blueprints: &BlueprintCache,
 ) -> anyhow::Result<JavaModel> {
     use runtime::gen::{GraphSpec, SizeDist, SyntheticSpec};
     let j = &p.java;
     let bytes = java_pages as u64 * 4096;
     // Generated heaps are recipes built at the app's first launch (`runtime::lazy`); a dump is
     // parsed now so that a bad one is reported before the run.
+    let kind = j.heap.trim().to_ascii_lowercase();
     let synthetic = |mut s: SyntheticSpec| {
         s.footprint = bytes;
-        runtime::LazyBlueprint::new(move || s.blueprint())
+        blueprints.get_or_insert(&kind, bytes, 0, || {
+            runtime::LazyBlueprint::new(move || s.blueprint())
+        })
     };
     let mut config = runtime::HeapConfig::for_dram_mb(device.memory.dram_mb);
     if j.large_heap {
@@ -244,7 +261,7 @@ pub fn java_model(
     if !dump && bytes > config.growth_limit {
         return Err(too_big(bytes));
     }
-    let blueprint = match j.heap.trim().to_ascii_lowercase().as_str() {
+    let blueprint = match kind.as_str() {
         "generated" => {
             let spec = GraphSpec {
                 bytes,
@@ -253,8 +270,10 @@ pub fn java_model(
                 shared_refs: runtime::bench::BENCH_SHARED_REFS,
                 ..GraphSpec::default()
             };
-            runtime::LazyBlueprint::new(move || {
-                spec.blueprint(&mut RngStreams::new(seed).stream("java-heap", 0))
+            blueprints.get_or_insert(&kind, bytes, seed, || {
+                runtime::LazyBlueprint::new(move || {
+                    spec.blueprint(&mut RngStreams::new(seed).stream("java-heap", 0))
+                })
             })
         }
         "fleet-512" => synthetic(SyntheticSpec::idle_uniform(512)),
@@ -685,6 +704,8 @@ pub fn simulate_events(
     Ok((report, all))
 }
 
+pub mod blueprints;
+pub use blueprints::BlueprintCache;
 pub mod membudget;
 pub mod perfetto;
 mod plan;
@@ -742,7 +763,14 @@ mod tests {
     fn java_heap_takes_the_release_multiplier_unless_the_app_sets_one() {
         let mut p = AppProfile::builtin("Twitter").unwrap();
         let m = |p: &AppProfile, dev: &str| {
-            let j = java_model(p, 4096, &DeviceProfile::builtin(dev).unwrap(), 1).unwrap();
+            let j = java_model(
+                p,
+                4096,
+                &DeviceProfile::builtin(dev).unwrap(),
+                1,
+                &BlueprintCache::default(),
+            )
+            .unwrap();
             (j.config.foreground_multiplier, j.config.background_multiplier)
         };
         assert_eq!(m(&p, "pixel3"), (3.0, 1.0));

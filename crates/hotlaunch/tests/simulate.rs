@@ -46,6 +46,42 @@ fn parallel_runs_give_the_same_bytes_as_one_thread() {
 }
 
 #[test]
+fn runs_of_one_spec_share_heap_blueprints_and_results_do_not_change() {
+    let r = short_default(5, 20);
+    let plans = plan_runs(&r, &["android".to_string(), "android".to_string()]).unwrap();
+    let shared = RunSpec::from_scenario(&r);
+    let both = report::to_json_string(&hotlaunch::simulate_on(&shared, &plans, 2, |_, _, _| {}).unwrap());
+    // Every app with a generated heap has one recipe, whichever run asked first.
+    let generated = r
+        .apps
+        .iter()
+        .filter(|a| a.java.heap.trim() == "generated")
+        .count();
+    assert!(generated > 0);
+    assert_eq!(
+        shared.blueprints.len(),
+        generated,
+        "one recipe per app, not per run"
+    );
+    // Runs that each build their own blueprints give the same bytes.
+    let own: Vec<String> = (0..2)
+        .map(|i| {
+            let spec = shared.with_own_blueprints();
+            assert!(spec.blueprints.is_empty());
+            report::to_json_string(&simulate(&spec, &plans[i..i + 1], |_, _, _| {}).unwrap())
+        })
+        .collect();
+    let rep: serde_json::Value = serde_json::from_str(&both).unwrap();
+    for (i, o) in own.iter().enumerate() {
+        let mine: serde_json::Value = serde_json::from_str(o).unwrap();
+        assert_eq!(
+            rep["policies"][i], mine["policies"][0],
+            "run {i}: a shared blueprint changed a result"
+        );
+    }
+}
+
+#[test]
 fn par_map_keeps_index_order() {
     let v = hotlaunch::par_map(37, 4, |i| i * i);
     assert_eq!(v, (0..37).map(|i| i * i).collect::<Vec<_>>());

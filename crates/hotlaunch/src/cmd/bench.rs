@@ -170,7 +170,9 @@ fn default_day(spec: &hotlaunch::RunSpec, plans: &[hotlaunch::RunPlan]) -> anyho
         let rss_ok = reset_peak_rss();
         runtime::bench::set_gc_clock(Some(thread_cpu_ns));
         let start = thread_cpu();
-        let o = hotlaunch::run_policy(spec, plan.policy.as_ref(), &plan.params, plan.swap, |_, _| {})?;
+        // Each run builds its own heap blueprints, as a run on its own does.
+        let own = spec.with_own_blueprints();
+        let o = hotlaunch::run_policy(&own, plan.policy.as_ref(), &plan.params, plan.swap, |_, _| {})?;
         let cpu_s = (thread_cpu() - start).as_secs_f64().max(1e-9);
         let gc_cpu_s = runtime::bench::gc_host_ns() as f64 / 1e9;
         runtime::bench::set_gc_clock(None);

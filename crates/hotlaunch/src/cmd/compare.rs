@@ -267,6 +267,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let totals: Vec<u64> = (0..runs).map(|k| specs[k / nr].actions.len() as u64).collect();
     let progress = Mutex::new(Progress::new(totals));
     let threads = hotlaunch::jobs();
+    let left: Vec<std::sync::atomic::AtomicUsize> = seeds
+        .iter()
+        .map(|_| std::sync::atomic::AtomicUsize::new(nr))
+        .collect();
     let (wall, cpu) = (Instant::now(), cpu_time::ProcessTime::now());
     let results = hotlaunch::par_map(runs, threads, |k| {
         let (row, seed) = (&rows[k % nr], k / nr);
@@ -278,6 +282,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let simulated = out.simulated as f64 / engine::NS_PER_SEC as f64;
         let sample = RunSample::of(&hotlaunch::policy_result(&p.label, &out));
         progress.lock().unwrap_or_else(|e| e.into_inner()).run_finished();
+        // The seed's last run frees its shared heap blueprints (runs still going keep theirs).
+        if left[seed].fetch_sub(1, std::sync::atomic::Ordering::AcqRel) == 1 {
+            specs[seed].blueprints.clear();
+        }
         Ok::<_, anyhow::Error>((simulated, sample))
     });
     progress.lock().unwrap_or_else(|e| e.into_inner()).finish();
