@@ -12,6 +12,7 @@
 //! | cached-app compaction | Android ≥ 13 | `CachedAppOptimizer.DEFAULT_USE_COMPACTION`: `false` in the Android 11/12 sources (the class exists since 11; AppCompactor in 10), `true` in the Android 14 sources; the flip release (13) is an estimate |
 //! | foreground heap growth multiplier | 3.0 on Android ≥ 8 (ART CC: `kDefaultHeapGrowthMultiplier` 2.0 + `kExtraDefaultHeapGrowthMultiplier` 1.0 with the read barrier), 2.0 on Android 5–7 (CMS, no extra), 1.0 on Android ≤ 4.4 (Dalvik has no multiplier) | art/runtime/gc/heap.h, runtime.cc (REFERENCE.md) |
 //! | background heap growth multiplier | 1.0 | ART `Heap::HeapGrowthMultiplier` (1.0 when pause times do not matter) |
+//! | Java heap page release | Android ≤ 4.4 (Dalvik): free heap pages stay resident for reuse and are returned only by the heap trim, 5 s after a GC with no GC since; Android ≥ 5 (ART): at each GC | dalvik/vm/alloc/HeapSource.cpp (4.2): `gcDaemonThread` waits `HEAP_TRIM_IDLE_TIME_MS` (5 s) after a concurrent GC, then `trimHeaps` (`mspace_trim` + `madvise(MADV_DONTNEED)` of whole free pages); ART's `RegionSpace::ClearFromSpace` releases evacuated regions at once |
 //!
 //! Simplified: Android 8/9 devices ran userspace lmkd in vmpressure mode or the kernel driver;
 //! both are modelled as the driver (the same minfree/adj table). Unknown release strings are a
@@ -174,9 +175,16 @@ pub struct StockFeatures {
     pub app_compaction: bool,
     pub foreground_heap_growth_multiplier: f64,
     pub background_heap_growth_multiplier: f64,
+    /// Dalvik (Android ≤ 4.4): the heap keeps freed pages until its idle trim; `None` on ART
+    /// (released at each GC). The delay is `HEAP_TRIM_IDLE_TIME_MS`.
+    pub heap_trim_delay_ms: Option<u64>,
     /// The minfree table of the in-kernel driver / minfree lmkd: `(oom_score_adj, pages)`.
     pub minfree: [(i16, u64); 6],
 }
+
+/// Dalvik's `HEAP_TRIM_IDLE_TIME_MS` (dalvik/vm/alloc/HeapSource.cpp): how long after a GC the
+/// GC daemon trims the heap if no GC was requested meanwhile.
+pub const DALVIK_HEAP_TRIM_IDLE_MS: u64 = 5_000;
 
 /// ProcessList.java's "high" minfree table in KiB (screens ≥ 1280×800 or ≥ 700 MB RAM, so every
 /// device here): Android 5.0+ values (`mOomMinFreeHigh`), and the Android ≤ 4.4 values (kept in
@@ -246,6 +254,9 @@ impl DeviceProfile {
             app_compaction: a.app_compaction.unwrap_or(newer(Release::new(13, 0))),
             foreground_heap_growth_multiplier: a.foreground_heap_growth_multiplier.unwrap_or(fg),
             background_heap_growth_multiplier: a.background_heap_growth_multiplier.unwrap_or(1.0),
+            heap_trim_delay_ms: android
+                .is_some_and(|v| v < Release::new(5, 0))
+                .then_some(DALVIK_HEAP_TRIM_IDLE_MS),
             minfree,
         }
     }

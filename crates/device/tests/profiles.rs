@@ -384,6 +384,11 @@ fn releases_are_checked_and_decide_the_stock_features() {
     assert_eq!(n10.lmkd, LmkdMode::InKernel);
     assert_eq!(n10.foreground_heap_growth_multiplier, 1.0);
     assert_eq!(n10.minfree[5], (950, 122880 / 4));
+    // Dalvik (4.2) keeps freed heap pages until its 5 s idle trim; every ART release and a
+    // profile without a release free them at each GC.
+    assert_eq!(n10.heap_trim_delay_ms, Some(5_000));
+    assert_eq!(xl.heap_trim_delay_ms, None);
+    assert_eq!(p3.heap_trim_delay_ms, None);
     // Ariadne's Pixel 7 (14 / 5.10): compaction and LOW_MEM; MemSaver's OnePlus (11): neither.
     let p7 = stock("pixel7");
     assert!(p7.app_compaction && p7.lmkd_low_mem && p7.lmkd == LmkdMode::Psi);

@@ -362,6 +362,7 @@ fn io_buffer_demand_allocates_per_launch_and_held_pages_are_sampled() {
         per_launch: 2.5,
         mb: 3.0,
         live: 2,
+        spread_s: 0.0,
     };
     let hooks = KernelHooks {
         placement: Box::new(HoldFreed::default()),
@@ -392,6 +393,35 @@ fn io_buffer_demand_allocates_per_launch_and_held_pages_are_sampled() {
     );
     assert_eq!(none.kernel.io_buffers.allocations, 0);
     assert!(none.samples.iter().all(|s| s.held_free_pages == 0));
+}
+
+/// Runs the three-launch day with `spread_s` and returns the buffers allocated.
+fn io_allocations_with_spread(spread_s: f64) -> u64 {
+    let demand = framework::sim::IoBufferDemand {
+        per_launch: 2.5,
+        mb: 3.0,
+        live: 2,
+        spread_s,
+    };
+    let out = run_cfg(
+        Box::new(framework::sim::StockFramework),
+        framework::stock_runtime(),
+        |c| c.io_buffers = Some(demand),
+        KernelHooks::default(),
+    );
+    out.kernel.check_invariants().unwrap();
+    out.kernel.io_buffers.allocations
+}
+
+#[test]
+fn io_buffers_spread_over_the_foreground_and_stop_when_the_app_leaves() {
+    // Launches at 0, 20 and 40 s (each ends the previous one's foreground) with 2, 3 and 2
+    // buffers. Over 30 s: buffers at +0 and +15 s (2 of 2), +0, +10, +20 s (the third is due after
+    // the next launch: 2 of 3), +0 and +15 s before Home at 60 s (2 of 2).
+    assert_eq!(io_allocations_with_spread(30.0), 6);
+    // Over 5 s every buffer falls inside its launch's foreground; over an hour only the first.
+    assert_eq!(io_allocations_with_spread(5.0), 7);
+    assert_eq!(io_allocations_with_spread(3600.0), 3);
 }
 
 #[test]

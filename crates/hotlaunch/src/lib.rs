@@ -84,6 +84,7 @@ impl RunSpec {
                     per_launch: b.per_launch,
                     mb: b.mb,
                     live: b.live,
+                    spread_s: b.spread_s,
                 });
                 cfg
             },
@@ -246,6 +247,8 @@ pub fn java_model(
     config.background_multiplier = j
         .background_heap_growth_multiplier
         .unwrap_or(stock.background_heap_growth_multiplier);
+    // Dalvik releases (Android <= 4.4) keep freed heap pages until the idle trim.
+    config.trim_delay_ns = stock.heap_trim_delay_ms.map(|ms| ms * 1_000_000);
     let too_big = |total: u64| {
         anyhow::anyhow!(
             "app {}: its Java heap ({:.0} MiB) exceeds the growth limit ({} MiB); set java.large_heap = true \

@@ -126,6 +126,12 @@ pub struct HeapConfig {
     pub generational: bool,
     /// `kMinLargeObjectThreshold`.
     pub large_object_threshold: u32,
+    /// Dalvik's page release (Android <= 4.4): a freed region's pages stay resident (dlmalloc
+    /// reuses free heap space in place) until the heap trim, this long after a GC with no GC
+    /// since (`HEAP_TRIM_IDLE_TIME_MS`, dalvik/vm/alloc/HeapSource.cpp `gcDaemonThread` ->
+    /// `trimHeaps`). `None` (ART): released at each GC (`RegionSpace::ClearFromSpace`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trim_delay_ns: Option<Nanos>,
 }
 
 impl Default for HeapConfig {
@@ -143,6 +149,7 @@ impl Default for HeapConfig {
             background_multiplier: 1.0,
             generational: true,
             large_object_threshold: LARGE_OBJECT_THRESHOLD,
+            trim_delay_ns: None,
         }
     }
 }
@@ -204,6 +211,8 @@ pub struct Region {
     pub group: u8,
     /// First global page of this region, or `NIL` if never mapped.
     pub first_page: PageIdx,
+    /// Pages of a free region still resident, awaiting the heap trim (Dalvik only; 0 on ART).
+    pub resident_pages: u32,
     /// Objects in address order.
     pub objs: Vec<ObjId>,
 }
@@ -383,6 +392,7 @@ impl Heap {
                 young: false,
                 group: 0,
                 first_page: NIL,
+                resident_pages: 0,
                 objs: Vec::new(),
             })
             .collect();
@@ -684,12 +694,16 @@ impl Heap {
         Ok(r)
     }
 
-    /// Free a region (after evacuation): its pages are released to the kernel.
+    /// Free a region (after evacuation): its pages are released to the kernel, or on Dalvik
+    /// ([`HeapConfig::trim_delay_ns`]) kept resident until [`Heap::trim`].
     pub(crate) fn free_region<B: PageBacking + ?Sized>(&mut self, r: u32, now: Nanos, backing: &mut B) {
+        let deferred = self.config.trim_delay_ns.is_some();
         let reg = &mut self.regions[r as usize];
         debug_assert_eq!(reg.state, RegionState::Used);
-        let used_pages = reg.top.div_ceil(PAGE_SIZE);
-        if used_pages > 0 {
+        let used_pages = reg.top.div_ceil(PAGE_SIZE).max(reg.resident_pages);
+        if deferred {
+            reg.resident_pages = used_pages;
+        } else if used_pages > 0 {
             backing.release(now, Actor::AppGc(self.pid), reg.first_page, used_pages);
         }
         reg.state = RegionState::Free;
@@ -702,6 +716,21 @@ impl Heap {
         if self.alloc_region == r {
             self.alloc_region = NIL;
         }
+    }
+
+    /// Dalvik's `trimHeaps`: release the resident pages of every free region (whole free pages
+    /// go back with `madvise(MADV_DONTNEED)`). Returns the pages released.
+    pub fn trim<B: PageBacking + ?Sized>(&mut self, now: Nanos, backing: &mut B) -> u64 {
+        let mut released = 0;
+        for &r in &self.free_regions {
+            let reg = &mut self.regions[r as usize];
+            if reg.resident_pages > 0 {
+                backing.release(now, Actor::AppGc(self.pid), reg.first_page, reg.resident_pages);
+                released += reg.resident_pages as u64;
+                reg.resident_pages = 0;
+            }
+        }
+        released
     }
 
     /// Bump-allocate `size` bytes in region `r` if it fits; returns the address.

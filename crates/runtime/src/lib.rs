@@ -68,6 +68,12 @@ pub struct Runtime<H: RuntimeHooks + ?Sized = StockArt> {
     task_asked: bool,
     /// Every collection run so far (kept small: one `GcStats` per GC).
     pub history: Vec<GcStats>,
+    /// Dalvik's heap trim, due [`HeapConfig::trim_delay_ns`] after the last GC (`None` on ART,
+    /// or once trimmed); a later GC postpones it, as a GC request wakes Dalvik's GC daemon
+    /// before its trim timeout.
+    pub trim_due: Option<Nanos>,
+    /// Pages the heap trims released so far.
+    pub trimmed_pages: u64,
 }
 
 impl<H: RuntimeHooks + ?Sized> std::fmt::Debug for Runtime<H> {
@@ -118,6 +124,8 @@ impl<H: RuntimeHooks + ?Sized> Runtime<H> {
             timers: Timers::default(),
             task_asked: false,
             history: Vec::new(),
+            trim_due: None,
+            trimmed_pages: 0,
         }
     }
 
@@ -125,12 +133,12 @@ impl<H: RuntimeHooks + ?Sized> Runtime<H> {
         self.heap.pid
     }
 
-    /// When the next scheduled GC (state-change GC or policy task) is due, if any.
+    /// When the next scheduled GC (state-change GC or policy task) or heap trim is due, if any.
     pub fn next_due(&self) -> Option<Nanos> {
-        match (self.pending, self.task) {
-            (Some(a), Some(b)) => Some(a.0.min(b.0)),
-            (a, b) => a.or(b).map(|x| x.0),
-        }
+        [self.pending.map(|p| p.0), self.task.map(|p| p.0), self.trim_due]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     /// Run a collection now (on the GC thread). The flip pause is the main thread's stall.
@@ -157,6 +165,9 @@ impl<H: RuntimeHooks + ?Sized> Runtime<H> {
         );
         st.cause = cause;
         self.history.push(st);
+        if let Some(d) = self.heap.config.trim_delay_ns {
+            self.trim_due = Some(now + st.duration_ns + d);
+        }
         self.ask_next_task(now + st.duration_ns, Actor::AppGc(pid), ledger);
         st
     }
@@ -246,7 +257,7 @@ impl<H: RuntimeHooks + ?Sized> Runtime<H> {
 
     /// Run a scheduled GC if one is due at `now`: the state-change GC (cause
     /// [`GcCause::Transition`]) or else the policy's task ([`GcCause::Policy`]); at most one per
-    /// call, the earlier first.
+    /// call, the earlier first. A due heap trim (Dalvik) earlier than both runs instead (no GC).
     pub fn tick(
         &mut self,
         now: Nanos,
@@ -255,6 +266,14 @@ impl<H: RuntimeHooks + ?Sized> Runtime<H> {
     ) -> Option<GcStats> {
         let pending = self.pending.filter(|p| p.0 <= now);
         let task = self.task.filter(|p| p.0 <= now);
+        if let Some(due) = self.trim_due.filter(|&d| d <= now) {
+            let first_gc = [pending, task].into_iter().flatten().map(|p| p.0).min();
+            if first_gc.is_none_or(|g| due < g) {
+                self.trim_due = None;
+                self.trimmed_pages += self.heap.trim(due, backing);
+                return None;
+            }
+        }
         match (pending, task) {
             (Some((due, kind)), t) if t.is_none_or(|t| due <= t.0) => {
                 self.pending = None;

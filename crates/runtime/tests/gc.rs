@@ -617,3 +617,60 @@ fn gc_clock_probe_times_collections_only_when_set() {
     );
     set_gc_clock(None);
 }
+
+/// Resident pages of the mock backing.
+fn resident(b: &MockBacking) -> usize {
+    b.pages.iter().filter(|&&p| p == MockPage::Resident).count()
+}
+
+/// One churn cycle: 2 MiB of garbage, then a full GC at `t`.
+fn churn_and_collect(rt: &mut Runtime, t: u64, b: &mut MockBacking, l: &mut CpuLedger) {
+    let prim = rt.heap.add_class("byte[]", ClassKind::PrimitiveArray(1));
+    for _ in 0..256 {
+        rt.alloc(t, prim, 8 << 10, 0, b, l).unwrap();
+    }
+    rt.collect(t, GcCause::Explicit, Some(GcKind::Full { compact: true }), b, l);
+}
+
+#[test]
+fn dalvik_keeps_freed_heap_pages_until_the_idle_trim_and_art_releases_them_at_gc() {
+    let dalvik = HeapConfig {
+        trim_delay_ns: Some(5_000_000_000),
+        ..HeapConfig::default()
+    };
+    let (mut art, mut dvm) = (
+        Runtime::new(3, HeapConfig::default(), StockArt),
+        Runtime::new(3, dalvik, StockArt),
+    );
+    let (mut ba, mut bd) = (MockBacking::new(0), MockBacking::new(0));
+    let mut l = CpuLedger::default();
+    churn_and_collect(&mut art, 0, &mut ba, &mut l);
+    churn_and_collect(&mut dvm, 0, &mut bd, &mut l);
+    // ART: the evacuated regions' pages go back at the GC.
+    assert!(ba.released_pages >= 400, "{}", ba.released_pages);
+    assert!(art.trim_due.is_none());
+    // Dalvik: nothing released; the pages stay resident and the next churn reuses them.
+    assert_eq!(bd.released_pages, 0);
+    let before = resident(&bd);
+    assert!(before >= resident(&ba) + 400);
+    let due = dvm.trim_due.expect("trim scheduled after the GC");
+    let gc_end = dvm.history[0].duration_ns;
+    assert_eq!(due, gc_end + 5_000_000_000);
+    churn_and_collect(&mut dvm, 1_000_000_000, &mut bd, &mut l);
+    assert_eq!(bd.released_pages, 0);
+    assert!(
+        resident(&bd) <= before + 8,
+        "reused in place: {} vs {before}",
+        resident(&bd)
+    );
+    // The second GC postponed the trim; nothing happens before it is due.
+    let due = dvm.trim_due.unwrap();
+    assert!(due > 6_000_000_000);
+    assert_eq!(dvm.next_due(), Some(due));
+    assert!(dvm.tick(due - 1, &mut bd, &mut l).is_none());
+    assert_eq!(bd.released_pages, 0);
+    assert!(dvm.tick(due, &mut bd, &mut l).is_none(), "a trim is not a GC");
+    assert!(bd.released_pages >= 400 && dvm.trimmed_pages == bd.released_pages);
+    assert!(dvm.trim_due.is_none() && dvm.next_due().is_none());
+    assert!(resident(&bd) <= resident(&ba) + 8);
+}

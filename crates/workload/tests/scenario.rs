@@ -388,3 +388,23 @@ fn fleet_scenarios_turn_the_java_workload_behaviours_on_and_others_keep_them_off
         }
     }
 }
+
+#[test]
+fn io_buffer_spread_is_parsed_and_checked() {
+    let io = |extra: &str| format!("{BASE}\n[io_buffers]\nper_launch = 13.3\nmb = 11.0\n{extra}");
+    let r = resolve_text(&io("spread_s = 12\nlive = 14\n")).unwrap();
+    let b = r.io_buffers.unwrap();
+    assert_eq!((b.spread_s, b.live), (12.0, 14));
+    assert_eq!(resolve_text(&io("")).unwrap().io_buffers.unwrap().spread_s, 0.0);
+    let e = err(&io("spread_s = -1\n"));
+    assert!(e.contains("io_buffers.spread_s") && e.contains("line "), "{e}");
+    let b = scenario::builtin_toml("ismm15-livelab").unwrap();
+    let s = Scenario::from_toml_str(b, "ismm15-livelab")
+        .unwrap()
+        .resolve()
+        .unwrap();
+    assert!(
+        s.io_buffers.unwrap().spread_s > 0.0,
+        "the paper's demand is spread"
+    );
+}

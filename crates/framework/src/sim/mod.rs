@@ -267,6 +267,11 @@ enum Ev {
         app: usize,
         inc: u64,
     },
+    /// The foreground app's next I/O buffer of launch `gen` (see `io`).
+    IoBuffer {
+        app: usize,
+        gen: u32,
+    },
     /// A timer a policy hook scheduled.
     PolicyTimer {
         token: u64,
@@ -531,6 +536,7 @@ impl Simulation {
                 Ev::B1Touch { app, gen } => self.b1_touch(t, app, gen),
                 Ev::JavaGc { app, inc } => self.java_gc(t, app, inc),
                 Ev::Churn { app, inc } => self.churn(t, app, inc),
+                Ev::IoBuffer { app, gen } => self.io_buffer_due(t, app, gen),
                 Ev::PolicyTimer { token } => {
                     self.framework_hook(t, Actor::Kernel, |h, k| h.on_timer(k, token));
                 }

@@ -317,6 +317,13 @@ pub struct IoBufferSpec {
     pub mb: f64,
     /// Most buffers held at once.
     pub live: u32,
+    /// Seconds after the first frame over which a launch's buffers are spread (0: all at once).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub spread_s: f64,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 pub use crate::builtin_scenarios::{builtin_names, builtin_toml};
@@ -363,6 +370,8 @@ struct RawIoBuffers {
     mb: f64,
     #[serde(default = "three")]
     live: u64,
+    #[serde(default)]
+    spread_s: f64,
 }
 
 fn three() -> u64 {
@@ -618,6 +627,7 @@ impl Scenario {
                 per_launch: c.num("io_buffers", "per_launch", b.per_launch, 0.0, true, 1000.0)?,
                 mb: c.num("io_buffers", "mb", b.mb, 0.0, false, 1024.0)?,
                 live: c.count("io_buffers", "live", b.live, 1, 64)? as u32,
+                spread_s: c.num("io_buffers", "spread_s", b.spread_s, 0.0, true, 3600.0)?,
             }),
         };
         Ok(Scenario {
