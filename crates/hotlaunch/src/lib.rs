@@ -550,6 +550,7 @@ pub fn policy_result(policy: &str, out: &SimOutput) -> PolicyResult {
                 pause_ms: round3(ms(g.pause_ns)),
             })
             .collect(),
+        alloc_ms: out.alloc_ms.iter().map(|&x| round3(x)).collect(),
         policy_metrics: out.policy_metrics.clone(),
     }
 }
