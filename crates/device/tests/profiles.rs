@@ -377,6 +377,8 @@ fn releases_are_checked_and_decide_the_stock_features() {
     let xl = stock("pixelxl");
     assert_eq!(xl.lmkd, LmkdMode::InKernel);
     assert_eq!(xl.foreground_heap_growth_multiplier, 2.0);
+    // Android 7.1 puts apps in /acct only (libprocessgroup without USE_MEMCG): one global LRU.
+    assert!(!xl.per_app_memcg && !p3.per_app_memcg);
     // 64-bit: the cached slots are 147456 × 3/2 and 184320 × 7/4 KiB.
     assert_eq!(xl.minfree[4], (900, 147456 * 3 / 2 / 4));
     assert_eq!(xl.minfree[5], (950, 184320 * 7 / 4 / 4));

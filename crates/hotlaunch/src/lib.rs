@@ -103,16 +103,24 @@ impl RunSpec {
 }
 
 impl RunSpec {
-    /// The spec one planned run uses: this one, or for an `all_in_dram` variant a copy without
-    /// cached-app compaction (its swap devices are already none).
+    /// The spec one planned run uses: this one, or a copy with the variant's stock changes: an
+    /// `all_in_dram` variant runs without cached-app compaction (its swap devices are already
+    /// none), an `lmk_minfree` variant with those minfree thresholds.
     pub fn for_plan(&self, plan: &RunPlan) -> std::borrow::Cow<'_, RunSpec> {
-        if plan.all_in_dram && self.sim.app_compaction {
-            let mut s = self.clone();
-            s.sim.app_compaction = false;
-            std::borrow::Cow::Owned(s)
-        } else {
-            std::borrow::Cow::Borrowed(self)
+        let no_compaction = plan.all_in_dram && self.sim.app_compaction;
+        if !no_compaction && plan.lmk_minfree.is_none() {
+            return std::borrow::Cow::Borrowed(self);
         }
+        let mut s = self.clone();
+        if no_compaction {
+            s.sim.app_compaction = false;
+        }
+        if let Some(m) = plan.lmk_minfree {
+            for (slot, pages) in s.sim.lmkd.minfree.iter_mut().zip(m) {
+                slot.1 = pages;
+            }
+        }
+        std::borrow::Cow::Owned(s)
     }
 }
 
@@ -564,6 +572,7 @@ pub fn policy_result(policy: &str, out: &SimOutput) -> PolicyResult {
                 pause_ms: round3(ms(g.pause_ns)),
             })
             .collect(),
+        alloc_ms: out.alloc_ms.iter().map(|&x| round3(x)).collect(),
         policy_metrics: out.policy_metrics.clone(),
     }
 }
@@ -751,6 +760,27 @@ pub fn params_json(p: &Params) -> BTreeMap<String, serde_json::Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn marvin_swap_file_variants_turn_the_lowmemorykiller_off() {
+        // marvin-code enable-linux-swap.pl: minfree 0,0,0,0,0,0 with the swap file; the stock
+        // variant keeps the Android 7.1 table.
+        let r = workload::scenario::Scenario::builtin("marvin-8.3-capacity")
+            .unwrap()
+            .resolve()
+            .unwrap();
+        let spec = RunSpec::from_scenario(&r);
+        let plans = plan::plan_runs(&r, &[]).unwrap();
+        let minfree = |label: &str| {
+            let p = plans.iter().find(|p| p.label == label).unwrap();
+            spec.for_plan(p).sim.lmkd.minfree.clone()
+        };
+        assert!(minfree("swap-file").iter().all(|&(_, pages)| pages == 0));
+        let stock = minfree("android");
+        assert_eq!(stock, spec.sim.lmkd.minfree);
+        assert!(stock.iter().all(|&(_, pages)| pages > 0));
+        assert_eq!(spec.sim.lmkd.mode, framework::lmkd::LmkdMode::InKernel);
+    }
 
     #[test]
     fn launch_work_scales_with_the_device_cpu() {

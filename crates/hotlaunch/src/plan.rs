@@ -22,6 +22,8 @@ pub struct RunPlan {
     /// The variant's `all_in_dram`: no swap (already in `swap`) and no cached-app compaction
     /// (applied by [`crate::RunSpec::for_plan`]).
     pub all_in_dram: bool,
+    /// The variant's `lmk_minfree` (pages), applied by [`crate::RunSpec::for_plan`].
+    pub lmk_minfree: Option<[u64; 6]>,
 }
 
 /// Finds a policy by name (the built-in list, or more in tests).
@@ -202,6 +204,7 @@ pub fn plan_policies_beside_variants(
                 params,
                 swap,
                 all_in_dram: variant.is_some_and(|i| r.variants[i].all_in_dram),
+                lmk_minfree: variant.and_then(|i| r.variants[i].lmk_minfree),
             })
         })
         .collect()

@@ -134,6 +134,10 @@ pub struct PolicyResult {
     /// One row per garbage collection, in the order they ran.
     #[serde(default)]
     pub gcs: Vec<GcRow>,
+    /// Duration of each scripted `alloc_mb` event, ms, in order (e.g. Marvin Fig. 3's 512 MB
+    /// with free memory, then under pressure); absent when the workload allocates nothing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub alloc_ms: Vec<f64>,
     /// Figures the policy reports about itself (e.g. object faults, bytes saved); absent for a
     /// policy that reports none.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]

@@ -303,6 +303,7 @@ fn policy(rng: &mut Rng, name: &str, slow: f64, swap: bool, samples: usize, seco
             compaction_ms: 12.5,
         },
         gcs,
+        alloc_ms: Vec::new(),
         policy_metrics: BTreeMap::new(),
     }
 }

@@ -349,6 +349,27 @@ fn android_overrides_and_all_in_dram_variants() {
 }
 
 #[test]
+fn variant_lmk_minfree_takes_six_page_counts() {
+    // Marvin's swap-file baseline: the in-kernel killer's thresholds set to zero.
+    let v = "\n[[variants]]\nname = \"swap-file\"\nlmk_minfree = [0, 0, 0, 0, 0, 0]\n";
+    let r = resolve_text(&format!("{BASE}{v}")).unwrap();
+    assert_eq!(r.variants[0].lmk_minfree, Some([0; 6]));
+    let r = resolve_text(&format!("{BASE}\n[[variants]]\nname = \"stock\"\n")).unwrap();
+    assert_eq!(r.variants[0].lmk_minfree, None);
+    let e = err(&format!(
+        "{BASE}\n[[variants]]\nname = \"w\"\nlmk_minfree = [0, 0]\n"
+    ));
+    assert!(
+        e.contains("variants[0].lmk_minfree") && e.contains("six page counts") && e.contains("line "),
+        "{e}"
+    );
+    let e = err(&format!(
+        "{BASE}\n[[variants]]\nname = \"w\"\nlmk_minfree = [-1, 0, 0, 0, 0, 0]\n"
+    ));
+    assert!(!e.contains('\n') && e.contains("lmk_minfree"), "{e}");
+}
+
+#[test]
 fn java_tables_apply_to_every_app_and_are_checked() {
     // Off by default: no app gets linked allocation.
     let r = resolve_text(BASE).unwrap();

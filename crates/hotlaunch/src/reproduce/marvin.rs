@@ -187,7 +187,13 @@ fn active_at(c: &[(u64, u32)], t: u64) -> usize {
 
 /// Most concurrently active apps over the run.
 fn active_max(out: &Run) -> usize {
-    let c = completions(&out.churn_rounds);
+    active_max_of(&out.churn_rounds)
+}
+
+/// Most concurrently active apps (§8.3 definition) over a run's churn rounds; the baseline's
+/// §8.3 row counts the same way.
+pub(crate) fn active_max_of(rounds: &[ChurnRound]) -> usize {
+    let c = completions(rounds);
     let mut best = 0;
     let mut lo = 0;
     let mut counts: std::collections::BTreeMap<u32, u32> = Default::default();

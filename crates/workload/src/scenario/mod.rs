@@ -140,6 +140,12 @@ pub struct Variant {
     /// Fig. 2): no swap device and no cached-app compaction, whatever the device's release.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub all_in_dram: bool,
+    /// `lmk_minfree`: the low-memory killer's six minfree thresholds in pages for this variant
+    /// (`/sys/module/lowmemorykiller/parameters/minfree`; the adj slots stay the release's). Marvin's
+    /// "Android + swap file" baseline writes `0,0,0,0,0,0` (marvin-code `enable-linux-swap.pl`):
+    /// the driver never kills. The in-kernel driver and minfree lmkd read it; PSI lmkd does not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lmk_minfree: Option<[u64; 6]>,
     /// `[variants.params.<policy>]`: parameter values for this variant's runs (override the
     /// scenario's `[policy.<policy>]` key by key).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -397,6 +403,7 @@ struct RawVariant {
     zram_mb: Option<u64>,
     #[serde(default)]
     all_in_dram: bool,
+    lmk_minfree: Option<Vec<u64>>,
     #[serde(default)]
     params: toml::Table,
 }
@@ -587,6 +594,17 @@ impl Scenario {
             if let Some(z) = v.zram_mb {
                 c.count(&sec, "zram_mb", z, 1, 1 << 20)?;
             }
+            let lmk_minfree = match v.lmk_minfree.as_deref() {
+                None => None,
+                Some(m) => Some(<[u64; 6]>::try_from(m).map_err(|_| {
+                    c.invalid(
+                        &sec,
+                        "lmk_minfree",
+                        "six page counts",
+                        &format!("{} values", m.len()),
+                    )
+                })?),
+            };
             let params = policy_tables::parse(origin, text, &format!("{sec}.params"), &v.params)?;
             variants.push(Variant {
                 name: v.name.clone(),
@@ -594,6 +612,7 @@ impl Scenario {
                 swap,
                 zram_mb: v.zram_mb,
                 all_in_dram: v.all_in_dram,
+                lmk_minfree,
                 params,
                 policy_line: tomlerr::find_key_line(text, &sec, "policy"),
             });

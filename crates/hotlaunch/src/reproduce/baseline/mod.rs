@@ -6,6 +6,7 @@
 //! fragmentation); the capacity rows that depend on all of them stay here.
 
 use super::{find, hist_ms, run_scenario, status, Check, CheckList};
+use framework::sim::SimOutput;
 
 mod apps;
 mod ion;
@@ -63,17 +64,52 @@ fn fleet_capacity(quick: bool) -> anyhow::Result<Check> {
 }
 
 /// Marvin §8.3 / Fig. 7: stock Android runs 10 of the 220 MB 4 KiB-array apps concurrently; with a
-/// swap file it briefly reaches 13 (Pixel XL).
+/// swap file it briefly reaches 13 (Pixel XL). Counted as the paper does: *active* apps (a churn
+/// round completed within 20 s). The swap-file run turns the in-kernel lowmemorykiller off as the
+/// artifact did (minfree 0): with the stock table the driver kills once free memory and file
+/// pages are both below minfree[950] (315 MB), the same levels as without swap, before reclaim
+/// needs the swap file (measured, session 9, 16 instances 60 s apart: 9 alive with or without
+/// swap; 233 MiB swapped out and 7 lowmemorykiller kills with per-app lruvecs, 35 MiB and 8 with
+/// the Pixel XL's global LRU). In quick runs (instances 20 s apart, the activity window) an app
+/// killed right after a round still counts, so active can exceed the alive peak by one.
 fn marvin_capacity(quick: bool) -> anyhow::Result<Check> {
     let runs = run_scenario("marvin-8.3-capacity", quick)?;
-    let plain = find(&runs, "android")?.alive_peak;
-    let swap = find(&runs, "swap-file")?.alive_peak;
-    let ok = (8..=12).contains(&plain) && (11..=15).contains(&swap);
+    let plain = find(&runs, "android")?;
+    let swap = find(&runs, "swap-file")?;
+    let active = |o: &SimOutput| super::marvin::active_max_of(&o.churn_rounds);
+    let (a, w) = (active(plain), active(swap));
+    let ok = (8..=12).contains(&a) && (11..=15).contains(&w);
     Ok(Check {
-        check: "concurrent 220 MB 4 KiB-array apps with churn (Pixel XL)".into(),
-        paper: "Marvin §8.3: Android 10 concurrently; with a swap file briefly 13".into(),
-        simulated: format!("{plain} without swap; {swap} with a swap file"),
+        check: "concurrently active 220 MB 4 KiB-array apps with churn (Pixel XL)".into(),
+        paper: "Marvin §8.3: Android 10 concurrently; with a swap file (LMK minfree 0) briefly 13".into(),
+        simulated: format!(
+            "{a} without swap ({}); {w} with a swap file ({})",
+            capacity_cause(plain),
+            capacity_cause(swap)
+        ),
         tolerance: "each within ±2 apps".into(),
         status: status(ok),
     })
+}
+
+/// What bounded a capacity run: alive peak, the first kill, kills by reason, MiB swapped out.
+fn capacity_cause(o: &SimOutput) -> String {
+    let first = o
+        .kill_log
+        .iter()
+        .find(|k| k.reason != "user")
+        .map_or("no kill".into(), |k| {
+            format!("first kill at {:.1} min", k.t as f64 / 60e9)
+        });
+    let kills: Vec<String> = o.kills.iter().map(|(r, n)| format!("{r} {n}")).collect();
+    let out_mib = o.kernel.vmstat.pswpout as f64 * 4096.0 / (1 << 20) as f64;
+    format!(
+        "alive peak {}, {first}, kills: {}, {out_mib:.0} MiB swapped out",
+        o.alive_peak,
+        if kills.is_empty() {
+            "none".into()
+        } else {
+            kills.join(", ")
+        }
+    )
 }
