@@ -13,6 +13,7 @@
 //! - [`ReclaimHook::lruvec_order`]: at the start of every reclaim pass (each kswapd step, each
 //!   priority of a direct reclaim), at the reclaimer's time, with a [`ScanControl`] and a
 //!   [`ProcView`] per live process; returns the order in which processes' LRUs are scanned.
+//!   Not asked on a device with one global LRU unless [`ReclaimHook::orders_across_processes`].
 //! - [`Shrinker::shrink`] of every registered shrinker, in order: right after `lruvec_order`,
 //!   BEFORE the LRU walk: pages the policy wants reclaimed now. The kernel reclaims exactly those
 //!   (resident, not mlocked; anon only while a swap device has room), stops asking shrinkers once
@@ -155,6 +156,14 @@ pub trait ReclaimHook {
         }
         let start = (sc.pass as usize) % procs.len();
         out.extend(procs[start..].iter().chain(&procs[..start]).map(|p| p.pid));
+    }
+
+    /// Whether this hook replaces the kernel's LRU organisation with lists of its own that span
+    /// processes (Ariadne's hot/warm/cold lists of every app): then [`Self::lruvec_order`] is
+    /// asked on a device with one global LRU too, and its order is the scan order there, as on
+    /// a device with per-app lruvecs. Default: no (a global LRU takes the oldest app first).
+    fn orders_across_processes(&self) -> bool {
+        false
     }
 
     /// Decide about a page at the tail of an inactive list.

@@ -1,7 +1,8 @@
 //! Page reclaim (mm/vmscan.c): `shrink_node` → per-process `shrink_lruvec` → `shrink_list`.
 //! With per-app memcgs every process's lruvec gets its own `size >> priority` targets (in the
 //! policy's `lruvec_order`); with one global LRU (`KernelParams::global_lru`) the node's targets
-//! are taken from the processes oldest first (`shrink_global`).
+//! are taken from the processes oldest first (`shrink_global`), unless the reclaim hook keeps
+//! lists of its own across processes (`ReclaimHook::orders_across_processes`, Ariadne).
 //!
 //! Modelled: scan targets per LRU list of `size >> priority`, split between anon and file by
 //! `get_scan_count` (swappiness and recent reclaim cost, anon only while a swap device has room);
@@ -134,7 +135,8 @@ impl Kernel {
         let mut procs = std::mem::take(&mut scratch.procs);
         procs.extend(self.procs.iter().filter(|p| p.alive).map(|p| p.view()));
         let mut order = std::mem::take(&mut scratch.order);
-        if self.params.global_lru {
+        let global = self.params.global_lru && !self.hooks.reclaim.orders_across_processes();
+        if global {
             // One LRU for every app: no lruvec order to ask for (see `shrink_global`).
             order.extend(procs.iter().map(|p| p.pid));
         } else {
@@ -160,7 +162,7 @@ impl Kernel {
             order.clear();
         }
         let (anon_frac, denom) = self.anon_fraction(priority, ctx.may_swap);
-        if self.params.global_lru {
+        if global {
             self.shrink_global(&mut order, priority, anon_frac, denom, &mut ctx);
         } else {
             for &pid in &order {

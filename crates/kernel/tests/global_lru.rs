@@ -75,3 +75,64 @@ fn per_app_lruvecs_share_reclaim_between_apps() {
         "per-app lruvecs: both apps lose pages (old lost {old}, recent {recent})"
     );
 }
+
+/// Spares the app the global LRU would take first: a hook with lists of its own across processes.
+struct OldLast;
+impl kernel::hooks::ReclaimHook for OldLast {
+    fn orders_across_processes(&self) -> bool {
+        true
+    }
+    fn lruvec_order(
+        &mut self,
+        _cx: &mut engine::HookCx,
+        _sc: &kernel::hooks::ScanControl,
+        procs: &[kernel::hooks::ProcView],
+        out: &mut Vec<Pid>,
+    ) {
+        // Every process but "old" (pid of the highest adj), so its pages must survive.
+        let old = procs.iter().max_by_key(|p| p.adj).map(|p| p.pid);
+        out.extend(procs.iter().map(|p| p.pid).filter(|&p| Some(p) != old));
+    }
+}
+
+#[test]
+fn a_hook_with_its_own_lists_orders_reclaim_on_a_global_lru_too() {
+    let mut d = support::small_device();
+    d.android.per_app_memcg = Some(false);
+    let hooks = kernel::hooks::KernelHooks {
+        reclaim: Box::new(OldLast),
+        ..Default::default()
+    };
+    let mut k = Kernel::new(&d, support::contents(), Vec::new(), hooks).unwrap();
+    let n = 3000;
+    let mut maps = Vec::new();
+    for (name, adj) in [("old", 990), ("recent", 910)] {
+        let pid = k.spawn(name, adj, 1);
+        let f = k.mmap(pid, n, PageKind::File, false, SRC).unwrap();
+        k.access_range(0, Actor::AppMain(pid), f, n, false).unwrap();
+        maps.push(f);
+    }
+    let filler = k.spawn("filler", 0, 1);
+    let managed = k.buddy().nr_pages();
+    let anon = k.mmap(filler, managed, PageKind::NativeAnon, false, SRC).unwrap();
+    let mut now = 1_000;
+    for j in 0..managed {
+        if n - resident(&k, maps[1], n) >= 2000 {
+            break;
+        }
+        match k.access(now, Actor::AppMain(filler), anon + j, true) {
+            Ok(s) => now += s.ns,
+            Err(_) => break,
+        }
+    }
+    k.check_invariants().unwrap();
+    let (old, recent) = (n - resident(&k, maps[0], n), n - resident(&k, maps[1], n));
+    assert!(
+        recent >= 2000,
+        "the hook's order was followed: recent lost {recent}"
+    );
+    assert_eq!(
+        old, 0,
+        "the app the hook spares keeps every page (a global LRU would take it first)"
+    );
+}

@@ -23,6 +23,12 @@ const EXHAUSTED_PRIORITY: u32 = 2;
 pub(crate) struct HotnessReclaim(pub Shared<State>);
 
 impl ReclaimHook for HotnessReclaim {
+    // HotnessOrg's lists span every app (cold of all apps first), whatever the kernel's own LRU
+    // structure: its order is asked on a global-LRU device too.
+    fn orders_across_processes(&self) -> bool {
+        true
+    }
+
     fn lruvec_order(&mut self, cx: &mut HookCx, sc: &ScanControl, procs: &[ProcView], out: &mut Vec<Pid>) {
         let org = self.0.with(|s| s.cfg.hotness_org);
         if !org {
