@@ -181,7 +181,21 @@ fn a_foreground_object_written_after_grouping_keeps_its_background_referent() {
 
 /// root → chain of 6 old objects (BFS levels 0..5) → 2 young objects (levels 6, 7).
 fn chain(c: Config) -> (Runtime<FleetArt>, Vec<ObjId>, Vec<ObjId>, MockBacking) {
-    let (mut rt, _) = new_rt(c);
+    let (rt, old, young, b, _) = chain_state(c);
+    (rt, old, young, b)
+}
+
+/// `chain` and the policy state it ran with.
+fn chain_state(
+    c: Config,
+) -> (
+    Runtime<FleetArt>,
+    Vec<ObjId>,
+    Vec<ObjId>,
+    MockBacking,
+    Shared<State>,
+) {
+    let (mut rt, state) = new_rt(c);
     let mut b = MockBacking::new(0);
     let mut l = CpuLedger::default();
     let node = rt.heap.add_class("Node", ClassKind::Instance);
@@ -206,7 +220,7 @@ fn chain(c: Config) -> (Runtime<FleetArt>, Vec<ObjId>, Vec<ObjId>, MockBacking) 
     rt.write_ref(3, old[5], 0, young[0], &mut b);
     rt.write_ref(3, young[0], 0, young[1], &mut b);
     group(&mut rt, &mut b, &mut l, 4, &c);
-    (rt, old, young, b)
+    (rt, old, young, b, state)
 }
 
 fn group_of(rt: &Runtime<FleetArt>, o: ObjId) -> u8 {
@@ -396,5 +410,58 @@ fn bg_minor_gc_false_turns_background_minor_gcs_into_bgcs() {
             &mut l,
         );
         assert!(st.sticky);
+    }
+}
+
+#[test]
+fn grouping_counts_objects_by_bfs_level() {
+    // chain(): old[0..6] at levels 0..=5, young[0] below old[5] (level 6), young[1] level 7.
+    let (.., state) = chain_state(cfg(&[]));
+    let st = state.with(|s| s.stats.clone());
+    assert_eq!(st.groupings, 1);
+    assert_eq!(
+        st.depth_objects,
+        [1, 1, 1, 1, 1, 1, 1, 1],
+        "one object per level, 7+ pooled"
+    );
+    assert_eq!(
+        st.depth_bytes.iter().sum::<u64>(),
+        st.class_bytes[1..].iter().sum::<u64>()
+    );
+}
+
+#[test]
+fn fgo_survival_is_counted_only_under_stock_background_gcs() {
+    for bgc in [false, true] {
+        let c = cfg(&[("bgc", ParamValue::Bool(bgc))]);
+        let (mut rt, state) = new_rt(c);
+        let (mut b, mut l) = (MockBacking::new(0), CpuLedger::default());
+        fill(&mut rt, &mut b, &mut l, 1, 8);
+        let t = group(&mut rt, &mut b, &mut l, 2 * S, &c);
+        // Drop 2 of the 8 foreground roots: a stock GC frees them, a BGC never does.
+        let drop: Vec<ObjId> = rt.heap.roots[..2].to_vec();
+        for o in drop {
+            assert!(rt.heap.remove_root(o));
+        }
+        for k in 1..=2 {
+            rt.collect(
+                t + k * S,
+                GcCause::Background,
+                Some(GcKind::Full { compact: false }),
+                &mut b,
+                &mut l,
+            );
+        }
+        let s = state.with(|s| s.stats.clone());
+        if bgc {
+            assert_eq!(
+                s.fgo_base, [0; 15],
+                "BGC: FGO never collected, nothing to measure"
+            );
+        } else {
+            assert_eq!((s.fgo_base[0], s.fgo_alive[0]), (8, 6));
+            assert_eq!((s.fgo_base[1], s.fgo_alive[1]), (8, 6));
+            assert_eq!(s.fgo_base[2], 0);
+        }
     }
 }

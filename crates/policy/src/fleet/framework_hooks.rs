@@ -40,6 +40,9 @@ impl FrameworkHooks for Lifecycle {
                 }
             };
             let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
+            let heap: u64 = x.class_bytes[1..].iter().sum();
+            let seen: u64 = x.launch_seen[1..].iter().sum();
+            let pct = |v: u64, t: u64| 100.0 * v as f64 / t.max(1) as f64;
             for (k, v) in [
                 ("groupings", x.groupings as f64),
                 ("groupings_cancelled", x.groupings_cancelled as f64),
@@ -56,6 +59,12 @@ impl FrameworkHooks for Lifecycle {
                 ("pages_hot_hinted", x.pages_hot_hinted as f64),
                 ("protected_kept", x.protected_kept as f64),
                 ("protected_reclaimed", x.protected_reclaimed as f64),
+                // Fig. 6a (row 8): NRO/FYO share of the grouped heap and of launch re-accesses.
+                ("protected_seen", x.protected_seen as f64),
+                ("nro_heap_pct", pct(x.nro_bytes, heap)),
+                ("fyo_heap_pct", pct(x.fyo_bytes, heap)),
+                ("nro_fyo_heap_pct", pct(x.union_bytes, heap)),
+                ("nro_fyo_coverage_pct", pct(x.launch_seen_union, seen)),
             ] {
                 out.insert(k.to_string(), v);
             }
@@ -132,6 +141,9 @@ pub struct FleetReclaim(pub Shared<State>);
 impl ReclaimHook for FleetReclaim {
     fn inactive_verdict(&mut self, _cx: &mut HookCx, sc: &ScanControl, page: &PageView) -> Verdict {
         let v = stock_inactive_verdict(page);
+        if page.protected() {
+            self.0.with(|s| s.stats.protected_seen += 1);
+        }
         if !page.protected() || v != Verdict::Reclaim {
             return v;
         }

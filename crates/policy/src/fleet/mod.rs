@@ -80,6 +80,11 @@ pub const LAUNCH: u8 = 1;
 pub const WS: u8 = 2;
 pub const COLD: u8 = 3;
 
+/// BFS levels kept apart in [`FleetStats::depth_bytes`] (the last bucket: that level or deeper).
+pub const DEPTH_BUCKETS: usize = 8;
+/// Background GCs after a grouping tracked for FGO survival (Fig. 5 follows 15).
+pub const FGO_GCS: usize = 15;
+
 /// Per-object metadata bits (16-bit `Meta`).
 /// Alive at the last grouping GC (foreground object); used for large objects, whose slots have no
 /// region tag.
@@ -185,6 +190,15 @@ pub struct FleetStats {
     pub union_bytes: u64,
     /// Large objects left ungrouped.
     pub large_objects: u64,
+    /// Grouped (non-large) objects and bytes by BFS level (index `DEPTH_BUCKETS - 1`: that level
+    /// or deeper), the heap's shape that decides NRO's share (row 8).
+    pub depth_objects: [u64; DEPTH_BUCKETS],
+    pub depth_bytes: [u64; DEPTH_BUCKETS],
+    /// Foreground-object survival under stock background GCs (the `bgc = false` ablation, Fig. 5's
+    /// setup): index k-1 = the k-th background GC after a grouping; `fgo_base` sums the FGO count
+    /// at grouping of the episodes that reached it, `fgo_alive` the FGO still alive after it.
+    pub fgo_base: [u64; FGO_GCS],
+    pub fgo_alive: [u64; FGO_GCS],
     /// Reference stores that dirtied a card, and the most dirty cards one BGC scanned.
     pub card_marks: u64,
     pub dirty_cards_max: u64,
@@ -209,6 +223,9 @@ pub struct FleetStats {
     pub bg_target_bytes: u64,
     /// Background sticky GCs turned into full ones (BGC once grouped) by `bg_minor_gc = false`.
     pub bg_minor_replaced: u64,
+    /// Protected pages reclaim met at an inactive tail (kept + reclaimed + those it found
+    /// referenced, which stock activates anyway).
+    pub protected_seen: u64,
 }
 
 /// One app process as the framework side knows it.

@@ -2,8 +2,8 @@
 //! card table, and the write barrier that feeds it (Fleet §5.2, §5.3.1).
 
 use super::{
-    token, Config, State, COLD, LAUNCH, M_CLASS, M_CLASS_SHIFT, M_DIRTY, M_FGO, M_FYO, M_NRO, M_SEEN,
-    M_TOUCHED, T_HOT, T_STOP, WS,
+    token, Config, State, COLD, DEPTH_BUCKETS, FGO_GCS, LAUNCH, M_CLASS, M_CLASS_SHIFT, M_DIRTY, M_FGO,
+    M_FYO, M_NRO, M_SEEN, M_TOUCHED, T_HOT, T_STOP, WS,
 };
 use crate::Shared;
 use ::runtime::heap::{ObjView, RegionState, REGION_SHIFT};
@@ -34,6 +34,8 @@ struct Classified {
     fyo: (u64, u64),
     union_bytes: u64,
     large: u64,
+    depth_objects: [u64; DEPTH_BUCKETS],
+    depth_bytes: [u64; DEPTH_BUCKETS],
 }
 
 /// Fleet's [`RuntimeHooks`] for one app.
@@ -54,6 +56,9 @@ pub struct FleetArt {
     /// Card marks whose CPU is not charged yet (the barrier has no cx).
     pending_marks: u64,
     cls: Classified,
+    /// Foreground objects at this episode's grouping, and stock background GCs since (FGO survival).
+    fgo_at_grouping: u64,
+    bg_gcs_since_grouping: usize,
 }
 
 impl FleetArt {
@@ -71,6 +76,8 @@ impl FleetArt {
             dirty: Vec::new(),
             pending_marks: 0,
             cls: Classified::default(),
+            fgo_at_grouping: 0,
+            bg_gcs_since_grouping: 0,
         }
     }
 
@@ -278,6 +285,9 @@ impl RuntimeHooks for FleetArt {
         let g = self.classify(*meta, depth, young);
         m |= (g as Meta) << M_CLASS_SHIFT;
         let size = u64::from(obj.size);
+        let level = (depth as usize).min(DEPTH_BUCKETS - 1);
+        self.cls.depth_objects[level] += 1;
+        self.cls.depth_bytes[level] += size;
         self.cls.bytes[g as usize] += size;
         self.cls.objects[g as usize] += 1;
         // The Fig. 6 properties, whatever the class (WS takes precedence for the region).
@@ -354,6 +364,8 @@ impl RuntimeHooks for FleetArt {
                 self.grouped = true;
                 self.episode = self.episode.wrapping_add(1);
                 let cls = std::mem::take(&mut self.cls);
+                self.fgo_at_grouping = cls.objects[1..].iter().sum::<u64>() + cls.large;
+                self.bg_gcs_since_grouping = 0;
                 let cold = if self.cfg.rgs {
                     heap.group_ranges(COLD)
                 } else {
@@ -383,6 +395,10 @@ impl RuntimeHooks for FleetArt {
                     x.fyo_bytes += cls.fyo.1;
                     x.union_bytes += cls.union_bytes;
                     x.large_objects += cls.large;
+                    for l in 0..DEPTH_BUCKETS {
+                        x.depth_objects[l] += cls.depth_objects[l];
+                        x.depth_bytes[l] += cls.depth_bytes[l];
+                    }
                     x.pages_cold_hinted += cold_pages;
                     let p = s.procs.entry(pid).or_default();
                     p.episode = episode;
@@ -403,7 +419,21 @@ impl RuntimeHooks for FleetArt {
                     s.stats.bgc_freed += st.freed_objects;
                 });
             }
-            Mode::Stock => {}
+            Mode::Stock => {
+                if !self.foreground && self.grouped && !st.sticky && self.bg_gcs_since_grouping < FGO_GCS {
+                    // Fig. 5: how many foreground objects a stock background GC leaves alive
+                    // (only BGC-off runs reach here with a grouping behind them).
+                    let alive = (0..heap.id_capacity() as ObjId)
+                        .filter(|&o| heap.is_alive(o) && heap.meta(o) & M_FGO != 0)
+                        .count() as u64;
+                    let (k, base) = (self.bg_gcs_since_grouping, self.fgo_at_grouping);
+                    self.bg_gcs_since_grouping += 1;
+                    self.state.with(|s| {
+                        s.stats.fgo_base[k] += base;
+                        s.stats.fgo_alive[k] += alive;
+                    });
+                }
+            }
         }
         if !self.foreground {
             // The tight background heap (§7.4; artifact: every background GC of a Fleet app):
