@@ -84,6 +84,13 @@ pub struct AndroidProfile {
     /// Default: decided by the releases.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lmkd: Option<String>,
+    /// Whether userspace lmkd kills (`lmkd_kills = false`: lmkd runs and receives its pressure
+    /// events but its handler returns at once, as in the Fleet artifact's `src/common/lmkd.c`,
+    /// whose `mp_event_common` starts with `if (disable_kill) return;`). The in-kernel
+    /// `lowmemorykiller` driver, ActivityManager's cached-process limit and the kernel OOM killer
+    /// are not lmkd and still kill. Default: true.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lmkd_kills: Option<bool>,
     /// ActivityManager's cached-app compaction (`CachedAppOptimizer`, `use_compaction`): when an
     /// app becomes cached, system_server pages its memory out with `process_madvise(PAGEOUT)`
     /// ("full" compaction). This is how zram fills on 12 GB phones without memory pressure

@@ -8,6 +8,7 @@
 //! | feature | decided by | source |
 //! |---|---|---|
 //! | lmkd mode | PSI lmkd on Android ≥ 10 with a PSI kernel (≥ 4.20, or the 4.9/4.14/4.19 Android common kernels that backport it); else the in-kernel `lowmemorykiller` driver (kernels ≤ 4.19 still carry it in staging on Android, removed upstream in 4.12) | source.android.com "Low memory killer daemon": "Android 10 and higher support a new lmkd mode that uses kernel pressure stall information (PSI) monitors ... The PSI patchset in the upstream kernel (backported to 4.9 and 4.14 kernels)"; lmkd README: "Since Linux Kernel 4.12 the lowmemorykiller driver has been removed" |
+//! | lmkd kill path | always on (`lmkd_kills = false` turns userspace lmkd's kills off: the Fleet artifact's evaluation builds) | Fleet artifact `src/common/lmkd.c`, `mp_event_common`: `bool disable_kill = true; ... if (disable_kill) { return; }` |
 //! | lmkd LOW_MEM rule | Android ≥ 13 | estimate (unverified exact release; REFERENCE.md lists it for recent lmkd, absent from the Android 10–12 lmkd) |
 //! | cached-app compaction | Android ≥ 13 | `CachedAppOptimizer.DEFAULT_USE_COMPACTION`: `false` in the Android 11/12 sources (the class exists since 11; AppCompactor in 10), `true` in the Android 14 sources; the flip release (13) is an estimate |
 //! | foreground heap growth multiplier | 3.0 on Android ≥ 8 (ART CC: `kDefaultHeapGrowthMultiplier` 2.0 + `kExtraDefaultHeapGrowthMultiplier` 1.0 with the read barrier), 2.0 on Android 5–7 (CMS, no extra), 1.0 on Android ≤ 4.4 (Dalvik has no multiplier) | art/runtime/gc/heap.h, runtime.cc (REFERENCE.md) |
@@ -67,6 +68,7 @@ impl AndroidProfile {
         self.android_release = o.android_release.or(self.android_release.take());
         self.kernel_release = o.kernel_release.or(self.kernel_release.take());
         self.lmkd = o.lmkd.or(self.lmkd.take());
+        self.lmkd_kills = o.lmkd_kills.or(self.lmkd_kills);
         self.app_compaction = o.app_compaction.or(self.app_compaction);
         self.lmkd_low_mem = o.lmkd_low_mem.or(self.lmkd_low_mem);
         self.per_app_memcg = o.per_app_memcg.or(self.per_app_memcg);
@@ -169,6 +171,8 @@ impl LmkdMode {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct StockFeatures {
     pub lmkd: LmkdMode,
+    /// [`AndroidProfile::lmkd_kills`]; false: userspace lmkd never kills.
+    pub lmkd_kills: bool,
     pub lmkd_low_mem: bool,
     /// [`AndroidProfile::per_app_memcg`]; false: one global LRU.
     pub per_app_memcg: bool,
@@ -249,6 +253,7 @@ impl DeviceProfile {
         }
         StockFeatures {
             lmkd: a.lmkd.as_deref().and_then(LmkdMode::parse).unwrap_or(lmkd),
+            lmkd_kills: a.lmkd_kills.unwrap_or(true),
             lmkd_low_mem: a.lmkd_low_mem.unwrap_or(newer(Release::new(13, 0))),
             per_app_memcg: a.per_app_memcg.unwrap_or(true),
             app_compaction: a.app_compaction.unwrap_or(newer(Release::new(13, 0))),

@@ -16,6 +16,9 @@
 //! - **lowmemorykiller**: no userspace killing; the in-kernel driver of kernels without PSI
 //!   ([`crate::lowmemorykiller`]) kills at reclaim time from the same minfree/adj table.
 //!
+//! - **kill path off** (`LmkdConfig::kills` false, the Fleet artifact's evaluation builds): lmkd
+//!   samples PSI and counts events but never kills; the in-kernel driver still does.
+//!
 //! Victim (`find_and_kill_process`): scan adj from 1000 down to the minimum; within a level the
 //! oldest-inserted process, or the largest RSS when `kill_heaviest_task` or at adj ≤ 200.
 //!
@@ -107,6 +110,15 @@ pub struct LmkdConfig {
     pub kill_timeout_ms: u64,
     /// Legacy table: (adj, minfree pages).
     pub minfree: Vec<(i16, u64)>,
+    /// Whether userspace lmkd kills (device `android.lmkd_kills`); false: it still samples PSI
+    /// and counts events, but never kills (the Fleet artifact's `mp_event_common` returns at
+    /// once). The in-kernel driver is not lmkd and is unaffected.
+    #[serde(skip_serializing_if = "is_true")]
+    pub kills: bool,
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 impl LmkdConfig {
@@ -130,6 +142,7 @@ impl LmkdConfig {
             kill_heaviest_task: false,
             kill_timeout_ms: 100,
             minfree: adj.iter().zip(kb).map(|(&a, k)| (a, k / 4)).collect(),
+            kills: true,
         }
     }
 }
@@ -293,6 +306,9 @@ impl Lmkd {
             return kill;
         }
         if self.cfg.mode == LmkdMode::Minfree {
+            if !self.cfg.kills {
+                return None;
+            }
             return self.poll_minfree(now, snap, candidates);
         }
         // PSI monitors: at most one event per window per level.
@@ -305,7 +321,8 @@ impl Lmkd {
             self.events += 1;
             self.poll_until = now + POLL_DURATION;
         }
-        if !event && now >= self.poll_until {
+        // The kill path off: the event arrived, the handler returns (Fleet's `disable_kill`).
+        if !self.cfg.kills || (!event && now >= self.poll_until) {
             return None;
         }
         self.polls += 1;
@@ -620,5 +637,36 @@ mod tests {
         assert_eq!(k.reason, KillReason::Minfree);
         assert_eq!(k.min_adj, 250);
         assert_eq!(k.pid, 3);
+    }
+
+    /// `kills = false` (the Fleet artifact's lmkd): the PSI and minfree pressures that kill above
+    /// still raise events but kill nothing; the in-kernel driver is not lmkd and still kills.
+    #[test]
+    fn kill_path_off_silences_userspace_lmkd_only() {
+        let off = |mode| {
+            let mut cfg = LmkdConfig::aosp(false);
+            cfg.mode = mode;
+            cfg.kills = false;
+            Lmkd::new(cfg)
+        };
+        let mut psi = off(LmkdMode::Psi);
+        let mut s = snap();
+        psi.poll(0, &s, &cands());
+        s.psi_some_total_ns = 800 * NS_PER_MS;
+        s.psi_full_total_ns = 750 * NS_PER_MS;
+        s.pgscan_direct = 1;
+        assert_eq!(psi.poll(900 * NS_PER_MS, &s, &cands()), None);
+        assert_eq!(psi.events, 1, "the PSI event still arrives");
+        let mut minfree = off(LmkdMode::Minfree);
+        let mut s = snap();
+        s.free_pages = 6_000 + 30_000;
+        s.file_lru_pages = 30_000;
+        assert_eq!(minfree.poll(0, &s, &cands()), None);
+        let mut driver = off(LmkdMode::InKernel);
+        s.pgscan_kswapd = 1;
+        assert!(
+            driver.poll(0, &s, &cands()).is_some(),
+            "the in-kernel driver kills"
+        );
     }
 }

@@ -782,6 +782,34 @@ mod tests {
         assert_eq!(spec.sim.lmkd.mode, framework::lmkd::LmkdMode::InKernel);
     }
 
+    /// The Fleet evaluation scenarios run, like the artifact's builds, with lmkd's kill path off
+    /// (and only lmkd's: the cached-process limit stays); the default day keeps lmkd killing.
+    #[test]
+    fn fleet_evaluation_scenarios_run_without_lmkd_kills() {
+        let spec = |name: &str| {
+            let r = workload::scenario::Scenario::builtin(name)
+                .unwrap()
+                .resolve()
+                .unwrap();
+            RunSpec::from_scenario(&r)
+        };
+        for name in [
+            "fleet-7.1-capacity",
+            "fleet-7.1-synthetic-512",
+            "fleet-7.1-synthetic-2048",
+            "fleet-7.1-commercial",
+            "fleet-7.1-gc",
+            "fleet-7.2-hotlaunch",
+            "fleet-3.1-instagram-swap",
+        ] {
+            let s = spec(name);
+            assert!(!s.sim.lmkd.kills, "{name}");
+            assert_eq!(s.sim.lmkd.mode, framework::lmkd::LmkdMode::Psi, "{name}");
+            assert_eq!(s.sim.max_cached, SimConfig::defaults(1).max_cached, "{name}");
+        }
+        assert!(spec("default").sim.lmkd.kills);
+    }
+
     #[test]
     fn launch_work_scales_with_the_device_cpu() {
         // Profiles give Pixel 3 times (speed factor 2.5): the OnePlus 9 Pro (2.0) is 20% faster,

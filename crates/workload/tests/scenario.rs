@@ -324,6 +324,25 @@ proptest! {
 }
 
 #[test]
+fn android_lmkd_kills_parses_and_rejects_non_booleans() {
+    assert!(
+        resolve_text(BASE).unwrap().device.stock().lmkd_kills,
+        "on by default"
+    );
+    let r = resolve_text(&format!("{BASE}\n[android]\nlmkd_kills = false\n")).unwrap();
+    assert!(!r.device.stock().lmkd_kills);
+    // The scenario's key overrides only that key: the release's lmkd mode stays.
+    assert_eq!(r.device.stock().lmkd, device::LmkdMode::Psi);
+    for bad in ["\"no\"", "0", "[false]"] {
+        let e = err(&format!("{BASE}\n[android]\nlmkd_kills = {bad}\n"));
+        assert!(
+            !e.contains('\n') && e.contains("android.lmkd_kills") && e.contains("line "),
+            "{e}"
+        );
+    }
+}
+
+#[test]
 fn android_overrides_and_all_in_dram_variants() {
     // A scenario's [android] table overrides the device's release-decided features.
     let text =

@@ -177,6 +177,7 @@ impl SimConfig {
         self.app_compaction = stock.app_compaction;
         self.lmkd.low_mem_kill = stock.lmkd_low_mem;
         self.lmkd.mode = stock.lmkd;
+        self.lmkd.kills = stock.lmkd_kills;
         self.lmkd.minfree = stock.minfree.to_vec();
     }
 
