@@ -211,7 +211,10 @@ impl<H: RuntimeHooks + ?Sized> Runtime<H> {
             let view = self.heap.view(a.id);
             let mut meta = view.meta;
             self.hooks.on_alloc(&view, &mut meta);
-            self.heap.recs[a.id as usize].meta = meta;
+            if meta != view.meta {
+                self.heap.recs[a.id as usize].meta = meta;
+                self.heap.graph_clock += 1;
+            }
         }
         cost.main_stall.add(a.stall);
         if a.trigger == heap::Trigger::Concurrent {
