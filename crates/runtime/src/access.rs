@@ -97,7 +97,10 @@ fn pass_barrier<H: RuntimeHooks + ?Sized>(
     };
     let mut meta = obj.meta;
     let out = hooks.barrier(&access, &mut meta);
-    heap.recs[o as usize].meta = meta;
+    if meta != heap.recs[o as usize].meta {
+        heap.recs[o as usize].meta = meta;
+        heap.graph_clock += 1;
+    }
     out
 }
 

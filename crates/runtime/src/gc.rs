@@ -85,7 +85,10 @@ use engine::{Actor, Category, HookCx, Nanos};
 use kernel::types::NIL;
 use serde::Serialize;
 
+mod replay;
 mod stock;
+
+pub(crate) use replay::TraceMemo;
 
 /// How many mark-queue entries ahead the trace loops prefetch (records twice as far ahead as
 /// their reference slots, which need the record).
@@ -280,6 +283,12 @@ struct Tracer<'a, H: RuntimeHooks + ?Sized> {
     to_region: Vec<u32>,
     to_align: Vec<u32>,
     st: GcStats,
+    /// Record this trace's touches and copies for replay (module `replay`) into `log`.
+    logging: bool,
+    log: Vec<u64>,
+    /// Regions the copies took, and whether a copy found none.
+    taken: Vec<u32>,
+    copy_failed: bool,
 }
 
 /// Set `o`'s bit; returns whether it was clear.
@@ -359,13 +368,16 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
     /// header page.
     #[inline(always)]
     fn touch_in_place(&mut self, rec: &ObjRec) {
-        if rec.ref_len > 0 {
+        let (f, n, write) = if rec.ref_len > 0 {
             let (f, n) = self.heap.pages_in(rec);
-            self.batch.touch(self.backing, f, n, true);
+            (f, n, true)
         } else {
-            let p = self.heap.header_page_in(rec);
-            self.batch.touch(self.backing, p, 1, false);
+            (self.heap.header_page_in(rec), 1, false)
+        };
+        if self.logging {
+            replay::log_touch(&mut self.log, f, n, write);
         }
+        self.batch.touch(self.backing, f, n, write);
     }
 
     /// Scan the object of mark-stack entry `e` (touching it first if the entry says so), pushing
@@ -384,6 +396,9 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
     }
 
     fn copy(&mut self, o: ObjId, group: u8) {
+        if self.logging {
+            replay::log_copy(&mut self.log, o);
+        }
         let i = o as usize;
         let size = self.recs[i].size;
         let g = group as usize;
@@ -403,6 +418,7 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
             Some(a) => a,
             None => match self.heap.take_region(self.backing, false) {
                 Ok(r) => {
+                    self.taken.push(r);
                     self.heap.regions[r as usize].group = group;
                     if self.regs.len() <= r as usize {
                         self.regs.resize(r as usize + 1, RegMark::default());
@@ -416,6 +432,7 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
                 }
                 Err(_) => {
                     // No free region: the object stays; its region becomes unevacuated.
+                    self.copy_failed = true;
                     let r = (self.recs[i].addr >> REGION_SHIFT) as usize;
                     self.regs[r].role = ROLE_UNEVAC;
                     let (f, n) = self.heap.pages_in(&self.recs[i]);
@@ -554,7 +571,23 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
     let refs = std::mem::take(&mut heap.refs);
     let mark = std::mem::take(&mut heap.mark);
     let recs = std::mem::take(&mut heap.recs);
+    // A full trace that can be recorded, and whether the last one can be replayed instead.
+    let eligible = kind == GcKind::Full { compact: false }
+        && all
+        && order == TraceOrder::Dfs
+        && extra.is_empty()
+        && hooks.is_stock();
+    let (free, mask) = (backing.touches_are_free(), hooks.bookmark_mask());
+    let replaying = eligible
+        && heap
+            .trace_memo
+            .replayable(heap, &roots, mark.len(), &regs, free, mask);
+    let mut memo = std::mem::take(&mut heap.trace_memo);
     let mut t = Tracer {
+        logging: eligible && !replaying,
+        log: Vec::new(),
+        taken: Vec::new(),
+        copy_failed: false,
         recs,
         heap,
         hooks,
@@ -575,7 +608,7 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
                 .get(o as usize)
                 .is_some_and(|x| x.flags & oflags::ALIVE != 0)
     };
-    for &r in roots.iter() {
+    for &r in roots.iter().filter(|_| !replaying) {
         if alive(&t, r) {
             if let Some(p) = t.reach(r, root_depth) {
                 stack.push(p);
@@ -585,7 +618,7 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
     // Extra roots: in the collected set, like roots; outside it, scanned like remembered objects
     // (their references into the set are what the policy's card table records).
     let kept_depth = if order == TraceOrder::Bfs { 1 } else { NO_DEPTH };
-    for &r in extra.iter() {
+    for &r in extra.iter().filter(|_| !replaying) {
         if !alive(&t, r) {
             continue;
         }
@@ -607,6 +640,7 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
         }
     }
     match order {
+        _ if replaying => t.replay(&memo),
         // A full GC collects everything and stock hooks need no calls: a specialised loop.
         TraceOrder::Dfs if all && t.hooks.is_stock() => {
             // The objects of evacuated regions, so the loop can tell at first marking which to copy.
@@ -682,6 +716,9 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
         regs,
         set,
         mut st,
+        mut log,
+        taken,
+        copy_failed,
         ..
     } = t;
     heap.refs = refs;
@@ -690,6 +727,22 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
     st.stall_ns = batch.stall.ns;
     st.pages_touched = batch.pages;
     heap.roots = roots;
+    if eligible {
+        let (visits, refs) = (st.visits, st.refs_scanned);
+        memo.update(
+            heap,
+            replaying,
+            &mut log,
+            copy_failed,
+            &regs,
+            &taken,
+            free,
+            mask,
+            visits,
+            refs,
+        );
+    }
+    heap.trace_memo = memo;
     heap.mark_stack = stack;
     heap.next_level = next;
     let mut remembered = remembered;

@@ -350,6 +350,11 @@ pub struct Heap {
     /// it. Accesses memoised at clock `t` over these regions are still valid iff none is newer
     /// than `t` ([`crate::touch_memo`]).
     pub(crate) changed: Vec<u64>,
+    /// Bumped by every change outside a collection of what a full trace computes: reference
+    /// stores, root changes, metadata changes ([`crate::gc`] replays a trace only if unchanged).
+    pub(crate) graph_clock: u64,
+    /// The last full trace's recorded effects, for replay ([`crate::gc`] module `replay`).
+    pub(crate) trace_memo: crate::gc::TraceMemo,
     /// A concurrent GC was requested and has not run yet.
     pub gc_pending: bool,
     /// The collector's mark stack and BFS level buffers, kept to reuse their allocations: each
@@ -423,6 +428,8 @@ impl Heap {
             epoch: 0,
             layout_clock: 0,
             changed: vec![0; nregions as usize + 1],
+            graph_clock: 0,
+            trace_memo: Default::default(),
             gc_pending: false,
             mark_stack: Vec::new(),
             next_level: Vec::new(),
@@ -946,12 +953,25 @@ impl Heap {
 
     // ------------------------------------------------------------------ mutator operations
 
+    /// Let full collections replay the last full trace when its result is known (default on;
+    /// same effects either way, module `gc::replay`).
+    pub fn set_trace_replay(&mut self, on: bool) {
+        self.trace_memo.off = !on;
+    }
+
+    /// Full collections replayed so far (see [`Self::set_trace_replay`]).
+    pub fn trace_replays(&self) -> u64 {
+        self.trace_memo.replays
+    }
+
     pub fn add_root(&mut self, o: ObjId) {
+        self.graph_clock += 1;
         self.roots.push(o);
     }
 
     /// Remove one occurrence of `o` from the roots (order of the others may change).
     pub fn remove_root(&mut self, o: ObjId) -> bool {
+        self.graph_clock += 1;
         match self.roots.iter().position(|&r| r == o) {
             Some(p) => {
                 self.roots.swap_remove(p);
@@ -967,6 +987,7 @@ impl Heap {
         debug_assert!(slot < r.ref_len);
         let s = r.ref_start + slot;
         self.refs[s as usize] = dst;
+        self.graph_clock += 1;
     }
 
     /// The write barrier's generational part: remember an old object that now points elsewhere.

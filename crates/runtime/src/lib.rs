@@ -222,7 +222,10 @@ impl<H: RuntimeHooks + ?Sized> Runtime<H> {
             let view = self.heap.view(a.id);
             let mut meta = view.meta;
             self.hooks.on_alloc(&view, &mut meta);
-            self.heap.recs[a.id as usize].meta = meta;
+            if meta != view.meta {
+                self.heap.recs[a.id as usize].meta = meta;
+                self.heap.graph_clock += 1;
+            }
         }
         cost.main_stall.add(a.stall);
         if a.trigger == heap::Trigger::Concurrent {
@@ -230,6 +233,8 @@ impl<H: RuntimeHooks + ?Sized> Runtime<H> {
             self.heap.add_root(a.id);
             let st = self.collect(now, GcCause::Background, None, backing, ledger);
             self.heap.roots.pop();
+            // A root change: a recorded trace must not be replayed (roots are compared too).
+            self.heap.graph_clock += 1;
             cost.main_stall.add(Stall {
                 ns: st.pause_ns,
                 psi_ns: 0,

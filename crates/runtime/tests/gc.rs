@@ -674,3 +674,128 @@ fn dalvik_keeps_freed_heap_pages_until_the_idle_trim_and_art_releases_them_at_gc
     assert!(dvm.trim_due.is_none() && dvm.next_due().is_none());
     assert!(resident(&bd) <= resident(&ba) + 8);
 }
+
+/// What changes the heap between the third and the fourth of [`repeated_full_gc_effects`]'s
+/// collections.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Between {
+    /// Only unreachable allocations: the trace's result is unchanged.
+    Garbage,
+    /// A mutator reference store (clears a reachable object's non-null slot).
+    WriteRef,
+    /// A root is dropped.
+    Root,
+}
+
+/// Five full non-compacting GCs of one heap, with garbage allocated before each and `between`
+/// before the fourth (the first GC copies the fresh heap, so the second cannot replay it): per GC its statistics, every object's address and every page operation in
+/// order, and the number of replayed traces so far. `replay`: trace replay on.
+fn repeated_full_gc_effects(
+    hooks: &mut dyn RuntimeHooks,
+    replay: bool,
+    between: Between,
+) -> Vec<(String, u64)> {
+    let mut b = Recorder::default();
+    let mut heap = small_heap_on(11, 6 << 20, &mut b);
+    heap.set_trace_replay(replay);
+    bookmark_some(&mut heap);
+    let proto = heap.roots[0];
+    let (class, size, nrefs) = (heap.class(proto), heap.size(proto), heap.refs_of(proto).len());
+    let mut out = Vec::new();
+    for i in 0..5 {
+        if i == 3 {
+            match between {
+                Between::Garbage => {}
+                Between::WriteRef => {
+                    let (src, slot) = (0..heap.recs.len() as u32)
+                        .filter(|&o| heap.is_alive(o) && heap.is_marked(o))
+                        .find_map(|o| {
+                            let s = heap.refs_of(o).iter().position(|&c| c != NULL)?;
+                            Some((o, s as u32))
+                        })
+                        .expect("a marked object with a reference");
+                    runtime::access::write_ref(
+                        &mut heap,
+                        hooks,
+                        0,
+                        Actor::AppMain(7),
+                        src,
+                        slot,
+                        NULL,
+                        &mut b,
+                    );
+                }
+                Between::Root => {
+                    let r = heap.roots[heap.roots.len() / 2];
+                    assert!(heap.remove_root(r));
+                }
+            }
+        }
+        for _ in 0..200 {
+            heap.alloc(0, Actor::AppMain(7), class, size, nrefs as u32, &mut b)
+                .unwrap();
+        }
+        b.log.clear();
+        let st = collect(
+            &mut heap,
+            hooks,
+            GcKind::Full { compact: false },
+            0,
+            &mut b,
+            &mut CpuLedger::default(),
+            &GcCosts::default(),
+        );
+        let addrs: Vec<(bool, u32)> = (0..heap.recs.len() as u32)
+            .map(|o| (heap.is_alive(o), heap.addr(o)))
+            .collect();
+        let marks: Vec<bool> = (0..heap.recs.len() as u32).map(|o| heap.is_marked(o)).collect();
+        out.push((
+            format!("{st:?}\n{addrs:?}\n{marks:?}\n{:?}", b.log),
+            heap.trace_replays(),
+        ));
+    }
+    out
+}
+
+/// Compare [`repeated_full_gc_effects`] with replay on and off; returns the replay counts after
+/// each GC with replay on.
+fn replay_matches_real_traces(hooks: &mut dyn RuntimeHooks, between: Between) -> Vec<u64> {
+    let on = repeated_full_gc_effects(hooks, true, between);
+    let off = repeated_full_gc_effects(hooks, false, between);
+    // The third GC (replayed when unchanged) both copies and marks in place.
+    let third = &off[2].0;
+    assert!(!third.contains("objects_copied: 0,") && !third.contains("regions_unevacuated: 0,"));
+    for (i, ((a, _), (b, n))) in on.iter().zip(&off).enumerate() {
+        assert!(
+            a == b,
+            "{between:?}: GC {i}: the replayed and the real trace differ"
+        );
+        assert_eq!(*n, 0, "replay off never replays");
+    }
+    on.iter().map(|x| x.1).collect()
+}
+
+/// A full GC of a heap whose live graph has not changed since the last full GC (only garbage was
+/// allocated) replays that trace, with exactly the real trace's effects: statistics, addresses,
+/// marks and page operations in order, through copies and in-place marks, stock and bookmarking.
+#[test]
+fn replayed_full_trace_has_the_real_traces_effects() {
+    for hooks in [
+        &mut StockArt as &mut dyn RuntimeHooks,
+        &mut Bookmarking { claim: true },
+    ] {
+        let n = replay_matches_real_traces(hooks, Between::Garbage);
+        assert_eq!(n[..2], [0, 0]);
+        assert_eq!(n[2..], [1, 2, 3], "unchanged heaps replay");
+    }
+}
+
+/// A reference store or a root change since the recorded trace prevents its replay; the effects
+/// stay the real trace's.
+#[test]
+fn reference_store_or_root_change_prevents_replay() {
+    for between in [Between::WriteRef, Between::Root] {
+        let n = replay_matches_real_traces(&mut StockArt, between);
+        assert_eq!(n, [0, 0, 1, 1, 2], "{between:?}: no replay just after the change");
+    }
+}

@@ -1,0 +1,172 @@
+//! Replay of a full trace whose result is known (see the [`super`] docs, step 3).
+//!
+//! A policy that walks the whole heap periodically (Marvin's WriteTask: every 5 s in the
+//! foreground, 30 s in the background) mostly re-traces a heap whose live graph has not changed:
+//! a background app only allocates short-lived garbage. The simulator then records what the trace
+//! did and, at the next full collection, re-issues it instead of tracing, with the same effects
+//! operation by operation:
+//! - **Recorded** (full, non-compacting DFS collections of the whole heap with stock hooks and
+//!   no extra roots): every page touch of an object marked in place, in order (a touch the
+//!   previous one already covers is left out: it cannot change the touch batch), and every copy
+//!   of an object out of an evacuated region, in order; the mark bitmap, the objects and bytes
+//!   marked per unevacuated region, the regions the copies went to, and the visit and reference
+//!   counts.
+//! - **Replayed** when the next collection is the very next one on this heap (no collection in
+//!   between, so nothing moved or died), nothing changed what a trace computes since
+//!   ([`Heap::graph_clock`](crate::heap::Heap): reference stores, root changes, metadata
+//!   changes; the roots are also compared), the hooks' bookmark mask and the backing's
+//!   free-touch property are the same, every region where objects were marked in place is still
+//!   unevacuated and every region the copies went to is now evacuated. Touches go through the
+//!   live touch batch to the backing; copies are done for real (they move objects and take
+//!   regions: the destination regions differ at each collection). The replayed collection
+//!   then stands for the recorded one at the next collection.
+//!
+//! Objects allocated since the recorded trace are unreachable (reaching them needs a reference
+//! store or a root), so the marked set is the recorded one. A recorded trace in which a copy
+//! failed (no free region) is not replayed.
+
+use super::{RegMark, Tracer, NO_DEPTH, ROLE_EVAC, ROLE_UNEVAC};
+use crate::backing::PageBacking;
+use crate::heap::{Heap, Meta, ObjId};
+use crate::hooks::RuntimeHooks;
+
+/// Event tag: copy the object whose id is in the low 32 bits.
+const COPY: u64 = 1 << 63;
+/// Page-touch flag: a write.
+const WRITE: u64 = 1 << 62;
+
+/// The last recorded full trace of a heap (see the module docs).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TraceMemo {
+    /// Replay is switched off (tests compare replayed and real traces).
+    pub off: bool,
+    valid: bool,
+    /// `Heap::epoch` of the collection it describes.
+    epoch: u32,
+    graph_clock: u64,
+    roots: Vec<ObjId>,
+    free: bool,
+    mask: Meta,
+    /// Page touches (first page, pages, [`WRITE`]) and [`COPY`] events, in order.
+    events: Vec<u64>,
+    mark: Vec<u64>,
+    /// Regions with objects marked in place, and what was marked there.
+    inplace: Vec<(u32, RegMark)>,
+    /// Regions the copies went to.
+    tospace: Vec<u32>,
+    visits: u64,
+    refs_scanned: u64,
+    /// Collections replayed so far.
+    pub replays: u64,
+}
+
+impl TraceMemo {
+    /// Whether a collection that could record can replay instead, with `roots`, a mark bitmap of
+    /// `mark_len` words and the regions' roles `regs` (taken out of `heap` for the trace).
+    pub(super) fn replayable(
+        &self,
+        heap: &Heap,
+        roots: &[ObjId],
+        mark_len: usize,
+        regs: &[RegMark],
+        free: bool,
+        mask: Meta,
+    ) -> bool {
+        let role = |r: u32| regs.get(r as usize).map(|m| m.role);
+        self.valid
+            && !self.off
+            && heap.epoch == self.epoch.wrapping_add(1)
+            && heap.graph_clock == self.graph_clock
+            && free == self.free
+            && mask == self.mask
+            && self.mark.len() <= mark_len
+            && roots == self.roots
+            && self.inplace.iter().all(|&(r, _)| role(r) == Some(ROLE_UNEVAC))
+            && self.tospace.iter().all(|&r| role(r) == Some(ROLE_EVAC))
+    }
+
+    /// After an eligible collection: record it (`log`: its events; `failed`: a copy failed) or,
+    /// if it was a replay, let it stand for the recorded one.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn update(
+        &mut self,
+        heap: &Heap,
+        replayed: bool,
+        log: &mut Vec<u64>,
+        failed: bool,
+        regs: &[RegMark],
+        taken: &[u32],
+        free: bool,
+        mask: Meta,
+        visits: u64,
+        refs_scanned: u64,
+    ) {
+        self.epoch = heap.epoch;
+        self.tospace.clear();
+        self.tospace.extend_from_slice(taken);
+        if replayed {
+            self.replays += 1;
+            return;
+        }
+        std::mem::swap(&mut self.events, log);
+        self.valid = !failed;
+        self.graph_clock = heap.graph_clock;
+        self.roots.clone_from(&heap.roots);
+        self.free = free;
+        self.mask = mask;
+        self.mark.clone_from(&heap.mark);
+        self.inplace.clear();
+        self.inplace.extend(
+            regs.iter()
+                .enumerate()
+                .filter(|(_, m)| m.role == ROLE_UNEVAC && m.objs > 0)
+                .map(|(r, &m)| (r as u32, m)),
+        );
+        self.visits = visits;
+        self.refs_scanned = refs_scanned;
+    }
+}
+
+/// Record a touch of an object marked in place, unless the previous event is a touch that covers
+/// it and leaves it nothing to do (same pages or fewer, and a read after a write or the same
+/// kind: the batch's pending run already covers it, whatever came before).
+#[inline(always)]
+pub(super) fn log_touch(log: &mut Vec<u64>, first: u32, n: u32, write: bool) {
+    if let Some(&a) = log.last() {
+        let (af, an, aw) = (a as u32, ((a >> 32) as u32) & ((1 << 30) - 1), a & WRITE != 0);
+        if a & COPY == 0 && first >= af && first + n <= af + an && (aw || !write) {
+            return;
+        }
+    }
+    log.push(first as u64 | (n as u64) << 32 | if write { WRITE } else { 0 });
+}
+
+/// Record a copy of `o`.
+#[inline(always)]
+pub(super) fn log_copy(log: &mut Vec<u64>, o: ObjId) {
+    log.push(COPY | o as u64);
+}
+
+impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
+    /// Re-issue the recorded trace `memo` (checked by [`TraceMemo::replayable`]).
+    pub(super) fn replay(&mut self, memo: &TraceMemo) {
+        for &e in &memo.events {
+            if e & COPY != 0 {
+                // Marked at first reference and copied: `visit` finds its region evacuated.
+                let _ = self.visit(e as u32, NO_DEPTH);
+            } else {
+                let n = ((e >> 32) as u32) & ((1 << 30) - 1);
+                self.batch
+                    .touch::<dyn PageBacking>(self.backing, e as u32, n, e & WRITE != 0);
+            }
+        }
+        self.mark[..memo.mark.len()].copy_from_slice(&memo.mark);
+        for &(r, m) in &memo.inplace {
+            let x = &mut self.regs[r as usize];
+            x.objs = m.objs;
+            x.bytes = m.bytes;
+        }
+        self.st.visits = memo.visits;
+        self.st.refs_scanned = memo.refs_scanned;
+    }
+}
