@@ -459,3 +459,21 @@ fn a_step_waits_for_the_device_once() {
         t + cost.main_stall.ns
     );
 }
+
+#[test]
+fn collections_of_one_app_never_overlap() {
+    let mut b = MockBacking::new(1_000_000);
+    let mut j = swapped_churning_app(&mut b, 1 << 20);
+    let mut l = CpuLedger::default();
+    let full = Some(GcKind::Full { compact: false });
+    let a =
+        j.rt.collect(10_000_000_000, GcCause::Explicit, full, &mut b, &mut l);
+    assert!(
+        a.duration_ns > 1_000_000_000,
+        "the first GC faults its heap back in"
+    );
+    // Requested while the first still runs: it starts when the GC thread is free.
+    let c =
+        j.rt.collect(10_000_000_001, GcCause::Explicit, full, &mut b, &mut l);
+    assert_eq!(c.start, a.start + a.duration_ns);
+}
