@@ -15,7 +15,9 @@
 //!   hours of simulated allocation cheap.
 //! - **Churn** ([`JavaApp::churn`]): every [`JavaParams::churn_period`], long-lived leaf objects
 //!   holding [`JavaParams::churn_bytes`] are dropped and replaced by new ones of the same class and
-//!   size in the same slot (Marvin §8.3's apps: 20 MB every 5 s). It runs in every app state.
+//!   size in the same slot (Marvin §8.3's apps: 20 MB every 5 s). It runs in every app state, on
+//!   the app's thread: a round that stalls past the period delays the next round to its end
+//!   (rounds never overlap; missed rounds are not made up).
 //! - **Linked allocation** (optional, [`JavaParams::linked`]): a share of the short-lived
 //!   allocation instead creates objects that a mutator store links into the live graph and that
 //!   live for a sampled number of GCs ([`crate::linked`]; Fleet Fig. 5). Off by default.
@@ -280,7 +282,8 @@ impl JavaApp {
             // Earlier objects that point here: mutator stores (barrier, remembered set, page touch).
             for &(s, k) in bp.late_links(i as u32) {
                 let src = self.ids[s as usize];
-                let stall = self.rt.write_ref(t, src, k, id, backing);
+                // Each store starts after everything the thread waited for before it.
+                let stall = self.rt.write_ref(now + cost.main_stall.ns, src, k, id, backing);
                 cost.main_stall.add(stall);
             }
         }
@@ -325,8 +328,9 @@ impl JavaApp {
         Ok(cost)
     }
 
-    /// Run the churn rounds due at `now` (see module docs). Returns the main thread's cost and the
-    /// number of rounds run.
+    /// Run the churn round due at `now`, if any (see module docs), starting at `now`. Returns the
+    /// main thread's cost and the number of rounds run (0 or 1). The next round is due one period
+    /// after this one's due time, but not before this one ends.
     pub fn churn(
         &mut self,
         now: Nanos,
@@ -336,12 +340,11 @@ impl JavaApp {
         let mut cost = StepCost::default();
         let mut rounds = 0;
         let bp = Arc::clone(&self.bp);
-        while self.next_churn <= now {
-            let t0 = self.next_churn;
-            self.next_churn += self.params.churn_period;
+        if self.next_churn <= now {
             rounds += 1;
+            self.next_churn += self.params.churn_period;
             if self.churnable.is_empty() {
-                continue;
+                return Ok((cost, rounds));
             }
             let mut freed = 0u64;
             let mut tries = 0;
@@ -358,11 +361,12 @@ impl JavaApp {
                 }
                 let (s, k) = bp.late_links(i)[0];
                 let src = self.ids[s as usize];
-                let t = t0 + cost.main_stall.ns;
+                // Each operation starts after everything the thread waited for before it.
+                let t = now + cost.main_stall.ns;
                 cost.main_stall.add(self.rt.write_ref(t, src, k, NULL, backing));
                 let size = bp.size[i as usize];
                 let (id, c) = self.rt.alloc(
-                    t,
+                    now + cost.main_stall.ns,
                     self.hclass[bp.class[i as usize] as usize],
                     size,
                     0,
@@ -370,11 +374,15 @@ impl JavaApp {
                     ledger,
                 )?;
                 cost.merge(c);
+                let t = now + cost.main_stall.ns;
                 cost.main_stall.add(self.rt.write_ref(t, src, k, id, backing));
                 self.ids[i as usize] = id;
                 self.churn_gen = self.churn_gen.wrapping_add(1);
                 freed += size as u64;
             }
+            // The app's thread runs one round at a time: a round that overran the period delays
+            // the next one to its end (a sleep-based loop skips the rounds it missed).
+            self.next_churn = self.next_churn.max(now + cost.main_stall.ns);
         }
         Ok((cost, rounds))
     }

@@ -92,6 +92,10 @@ pub struct MockBacking {
     pub touch_calls: u64,
     pub advice_log: Vec<(PageIdx, u32, Advice)>,
     pub released_pages: u64,
+    /// `Some(busy_until)`: swapped pages are read from one FIFO device (each fault waits for the
+    /// device to be free, then `fault_ns`), so a caller passing a stale time over-counts its
+    /// wait. `None`: every fault costs `fault_ns`.
+    pub fifo_busy_until: Option<Nanos>,
 }
 
 impl MockBacking {
@@ -108,6 +112,7 @@ impl MockBacking {
             touch_calls: 0,
             advice_log: Vec::new(),
             released_pages: 0,
+            fifo_busy_until: None,
         }
     }
 
@@ -161,16 +166,24 @@ impl PageBacking for MockBacking {
         }
     }
 
-    fn touch(&mut self, _now: Nanos, actor: Actor, first: PageIdx, n: u32, write: bool) -> Stall {
+    fn touch(&mut self, now: Nanos, actor: Actor, first: PageIdx, n: u32, write: bool) -> Stall {
         self.touch_calls += 1;
         let mut stall = Stall::ZERO;
         for i in first as usize..(first + n) as usize {
             match self.pages[i] {
                 MockPage::Unmapped => panic!("MockBacking: touch of unmapped page {i}"),
                 MockPage::Swapped => {
+                    let wait = match self.fifo_busy_until.as_mut() {
+                        Some(busy) => {
+                            let at = now + stall.ns;
+                            *busy = (*busy).max(at) + self.fault_ns;
+                            *busy - at
+                        }
+                        None => self.fault_ns,
+                    };
                     stall.add(Stall {
-                        ns: self.fault_ns,
-                        psi_ns: self.fault_ns,
+                        ns: wait,
+                        psi_ns: wait,
                     });
                     match actor {
                         Actor::AppMain(_) => self.faults_main += 1,

@@ -141,7 +141,9 @@ impl<H: RuntimeHooks + ?Sized> Runtime<H> {
             .min()
     }
 
-    /// Run a collection now (on the GC thread). The flip pause is the main thread's stall.
+    /// Run a collection on the GC thread, requested at `now`: it starts when the thread is free
+    /// (`GcStats::start`, after the app's previous collection ended: one GC thread, as ART's heap
+    /// task daemon runs one collection at a time). The flip pause is the main thread's stall.
     /// Afterwards the policy is asked for its next task.
     pub fn collect(
         &mut self,
@@ -151,6 +153,7 @@ impl<H: RuntimeHooks + ?Sized> Runtime<H> {
         backing: &mut dyn PageBacking,
         ledger: &mut CpuLedger,
     ) -> GcStats {
+        let now = now.max(self.heap.last_gc_end);
         let pid = self.heap.pid;
         let mut cx = HookCx::new(now, Actor::AppGc(pid), ledger, &mut self.timers);
         let proposed = kind.unwrap_or_else(|| gc::proposed_kind(&self.heap));
@@ -164,6 +167,8 @@ impl<H: RuntimeHooks + ?Sized> Runtime<H> {
             &self.costs,
         );
         st.cause = cause;
+        // The GC thread is busy until this collection's end (incl. the policy's after-GC work).
+        self.heap.last_gc_end = now + st.duration_ns;
         self.history.push(st);
         if let Some(d) = self.heap.config.trim_delay_ns {
             self.trim_due = Some(now + st.duration_ns + d);
@@ -208,12 +213,13 @@ impl<H: RuntimeHooks + ?Sized> Runtime<H> {
                     backing,
                     ledger,
                 );
+                // The main thread waits for a collection already running, then for this one.
+                let t = st.start + st.pause_ns + st.duration_ns;
                 cost.main_stall.add(Stall {
-                    ns: st.pause_ns + st.duration_ns,
+                    ns: t - now,
                     psi_ns: 0,
                 });
                 cost.gc = Some(st);
-                let t = now + st.pause_ns + st.duration_ns;
                 self.heap.alloc(t, actor, class, size, nrefs, backing)?
             }
             Err(e) => return Err(e),

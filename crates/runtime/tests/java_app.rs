@@ -162,7 +162,10 @@ fn churn_replaces_leaves_in_place() {
     let mut l = CpuLedger::default();
     j.build_to(0, pages, &mut b, &mut l).unwrap();
     let before: Vec<u32> = (0..j.bp.len() as u32).map(|i| j.id_of(i)).collect();
-    let (_, rounds) = j.churn(60_000_000_000, &mut b, &mut l).unwrap();
+    let mut rounds = 0;
+    while j.next_churn() <= 60_000_000_000 {
+        rounds += j.churn(j.next_churn(), &mut b, &mut l).unwrap().1;
+    }
     assert_eq!(rounds, 12);
     assert_graph(&j);
     let changed = (0..j.bp.len() as u32)
@@ -392,4 +395,85 @@ fn paths_agree(a: Box<dyn runtime::RuntimeHooks>, b: Box<dyn runtime::RuntimeHoo
     assert_eq!(backs[0].touches, backs[1].touches, "touches per page");
     assert_eq!(backs[0].writes, backs[1].writes, "writes per page");
     assert_eq!(backs[0].faults_main, backs[1].faults_main);
+}
+
+/// A heap of 4 KiB arrays built at 0, then swapped out: every access faults.
+fn swapped_churning_app(b: &mut MockBacking, churn_bytes: u64) -> JavaApp {
+    let mut spec = SyntheticSpec::churning_4076_arrays();
+    spec.footprint = 8 << 20;
+    let bp = spec.blueprint();
+    let pages = (bp.total_bytes() / 4096) as u32;
+    let params = JavaParams {
+        churn_bytes,
+        churn_period: 5_000_000_000,
+        fg_alloc_bytes_per_s: 0.0,
+        bg_alloc_bytes_per_s: 0.0,
+        launch_alloc_bytes: 0,
+        churn_same: false,
+        linked: None,
+        launch_bias: None,
+    };
+    let mut j = app(bp, pages, params);
+    let mut l = CpuLedger::default();
+    j.build_to(0, pages, b, &mut l).unwrap();
+    b.swap_out_all();
+    j
+}
+
+#[test]
+fn a_churn_round_that_stalls_past_the_period_delays_the_next() {
+    // 2 s per fault: the round's stores to its (swapped) bucket arrays outlast the 5 s period.
+    let mut b = MockBacking::new(2_000_000_000);
+    let mut j = swapped_churning_app(&mut b, 1 << 20);
+    let mut l = CpuLedger::default();
+    let due = j.next_churn();
+    let (cost, rounds) = j.churn(due, &mut b, &mut l).unwrap();
+    let end = due + cost.main_stall.ns;
+    assert_eq!(rounds, 1);
+    assert!(
+        end > due + 5_000_000_000,
+        "round ended at {end}, not past the period"
+    );
+    // The app's thread is busy until `end`: no round starts before it.
+    assert!(j.next_churn() >= end, "next round at {} < {end}", j.next_churn());
+    assert_eq!(j.churn(end - 1, &mut b, &mut l).unwrap().1, 0);
+}
+
+#[test]
+fn a_step_waits_for_the_device_once() {
+    // One FIFO device: everything the main thread waits for is device time it queued for, so its
+    // stall cannot exceed the device's busy time since the step started (plus GC CPU and pauses).
+    let mut b = MockBacking::new(1_000_000);
+    let mut j = swapped_churning_app(&mut b, 4 << 20);
+    let t = j.next_churn();
+    b.fifo_busy_until = Some(t);
+    let gcs = j.rt.history.len();
+    let mut l = CpuLedger::default();
+    let (cost, _) = j.churn(t, &mut b, &mut l).unwrap();
+    let gc_cpu: u64 = j.rt.history[gcs..].iter().map(|g| g.cpu_ns + g.pause_ns).sum();
+    let busy = b.fifo_busy_until.unwrap();
+    assert!(cost.main_stall.ns > 0);
+    assert!(
+        t + cost.main_stall.ns <= busy + gc_cpu,
+        "main thread stalled until {} but the device was busy only until {busy} (+{gc_cpu} GC CPU)",
+        t + cost.main_stall.ns
+    );
+}
+
+#[test]
+fn collections_of_one_app_never_overlap() {
+    let mut b = MockBacking::new(1_000_000);
+    let mut j = swapped_churning_app(&mut b, 1 << 20);
+    let mut l = CpuLedger::default();
+    let full = Some(GcKind::Full { compact: false });
+    let a =
+        j.rt.collect(10_000_000_000, GcCause::Explicit, full, &mut b, &mut l);
+    assert!(
+        a.duration_ns > 1_000_000_000,
+        "the first GC faults its heap back in"
+    );
+    // Requested while the first still runs: it starts when the GC thread is free.
+    let c =
+        j.rt.collect(10_000_000_001, GcCause::Explicit, full, &mut b, &mut l);
+    assert_eq!(c.start, a.start + a.duration_ns);
 }

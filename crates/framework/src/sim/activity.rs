@@ -152,8 +152,10 @@ impl Simulation {
             return;
         };
         let offs: Vec<u32> = offs.into_iter().filter(|&o| self.is_built(app, o)).collect();
-        if self.touch(app, t, &offs, 0, false, None).is_some() {
-            self.q.push(t + self.cfg.bg_tick, Ev::BgTick { app, gen });
+        if let Some(end) = self.touch(app, t, &offs, 0, false, None) {
+            // The next batch cannot start before this one's faults completed.
+            self.q
+                .push((t + self.cfg.bg_tick).max(end), Ev::BgTick { app, gen });
         }
     }
 
