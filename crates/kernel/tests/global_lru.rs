@@ -27,9 +27,14 @@ fn resident(k: &Kernel, first: PageIdx, n: u32) -> u32 {
 /// filler (no swap) forces file reclaim until `evict` of their pages are gone. Returns the pages
 /// each lost (old, recent).
 fn lost(per_app_memcg: bool, evict: u32) -> (u32, u32) {
+    lost_with(per_app_memcg, Default::default(), evict)
+}
+
+/// [`lost`] with the given kernel hooks.
+fn lost_with(per_app_memcg: bool, hooks: kernel::hooks::KernelHooks, evict: u32) -> (u32, u32) {
     let mut d = support::small_device();
     d.android.per_app_memcg = Some(per_app_memcg);
-    let mut k = Kernel::new(&d, support::contents(), Vec::new(), Default::default()).unwrap();
+    let mut k = Kernel::new(&d, support::contents(), Vec::new(), hooks).unwrap();
     let n = 3000;
     let mut maps = Vec::new();
     for (name, adj) in [("old", 990), ("recent", 910)] {
@@ -97,36 +102,11 @@ impl kernel::hooks::ReclaimHook for OldLast {
 
 #[test]
 fn a_hook_with_its_own_lists_orders_reclaim_on_a_global_lru_too() {
-    let mut d = support::small_device();
-    d.android.per_app_memcg = Some(false);
     let hooks = kernel::hooks::KernelHooks {
         reclaim: Box::new(OldLast),
         ..Default::default()
     };
-    let mut k = Kernel::new(&d, support::contents(), Vec::new(), hooks).unwrap();
-    let n = 3000;
-    let mut maps = Vec::new();
-    for (name, adj) in [("old", 990), ("recent", 910)] {
-        let pid = k.spawn(name, adj, 1);
-        let f = k.mmap(pid, n, PageKind::File, false, SRC).unwrap();
-        k.access_range(0, Actor::AppMain(pid), f, n, false).unwrap();
-        maps.push(f);
-    }
-    let filler = k.spawn("filler", 0, 1);
-    let managed = k.buddy().nr_pages();
-    let anon = k.mmap(filler, managed, PageKind::NativeAnon, false, SRC).unwrap();
-    let mut now = 1_000;
-    for j in 0..managed {
-        if n - resident(&k, maps[1], n) >= 2000 {
-            break;
-        }
-        match k.access(now, Actor::AppMain(filler), anon + j, true) {
-            Ok(s) => now += s.ns,
-            Err(_) => break,
-        }
-    }
-    k.check_invariants().unwrap();
-    let (old, recent) = (n - resident(&k, maps[0], n), n - resident(&k, maps[1], n));
+    let (old, recent) = lost_with(false, hooks, 2000);
     assert!(
         recent >= 2000,
         "the hook's order was followed: recent lost {recent}"
