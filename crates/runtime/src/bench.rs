@@ -100,6 +100,9 @@ pub fn bench_heap_with(objects: u64, local_refs: f64, shared_refs: f64) -> Heap 
 /// freshly allocated heap) is not timed.
 pub fn gc_object_visits_per_sec(seconds_budget: f64, clock: fn() -> Duration) -> f64 {
     let mut heap = bench_heap(4_000_000);
+    // The same unchanged heap is collected again and again: a replayed trace (`gc::replay`)
+    // would count visits it never made. This measures the tracer.
+    heap.set_trace_replay(false);
     let mut backing = NullBacking::default();
     let mut ledger = CpuLedger::default();
     let costs = GcCosts::default();

@@ -11,13 +11,16 @@
 //!   a hot fifth of each process) mixes resident hits, swap-ins, LRU aging and reclaim (kswapd and
 //!   direct). The flash swap backend is used so the figure measures the kernel's page path, not
 //!   codec speed (codec costs are what `compress-study` shows).
-//! - `gc_object_visits_per_sec`: the runtime's tracing rate (see `runtime::bench`).
+//! - `gc_object_visits_per_sec`: the runtime's tracing rate (see `runtime::bench`; trace replay
+//!   off, so every counted visit is traced).
 //! - End to end (not with `--quick`): the built-in default scenario run once per policy (all
 //!   registered policies, or those given with `--policy`), one after the other on this thread.
 //!   Per run: CPU-seconds, CPU-seconds per 1,000 launches, simulated page accesses per CPU-second
 //!   (the kernel's `page_accesses`), GC object visits per CPU-second *inside the run* (the
 //!   collector's own host CPU, measured by `runtime::bench::set_gc_clock`; the simulation never
-//!   reads it), and the run's peak RSS (`VmHWM`, reset before each run through
+//!   reads it; a full collection replayed from a recorded trace, `runtime::gc::replay`, counts
+//!   the recorded visits in little time, so policies whose walks replay show a higher rate than
+//!   their tracer's), and the run's peak RSS (`VmHWM`, reset before each run through
 //!   `/proc/self/clear_refs`; shown as "—" where that is unavailable).
 //! - `--json FILE` writes every figure for tracking.
 
