@@ -147,16 +147,7 @@ fn churn_replaces_leaves_in_place() {
     assert_eq!(bp.total_bytes(), (arrays + holders) as u64 * 4112);
     assert_eq!(SyntheticSpec::idle_uniform(512).footprint, 180_000_000);
     let pages = (bp.total_bytes() / 4096) as u32;
-    let params = JavaParams {
-        churn_bytes: 1 << 20,
-        churn_period: 5_000_000_000,
-        fg_alloc_bytes_per_s: 0.0,
-        bg_alloc_bytes_per_s: 0.0,
-        launch_alloc_bytes: 0,
-        churn_same: false,
-        linked: None,
-        launch_bias: None,
-    };
+    let params = churn_only(1 << 20);
     let mut j = app(bp, pages, params);
     let mut b = MockBacking::new(1000);
     let mut l = CpuLedger::default();
@@ -397,13 +388,9 @@ fn paths_agree(a: Box<dyn runtime::RuntimeHooks>, b: Box<dyn runtime::RuntimeHoo
     assert_eq!(backs[0].faults_main, backs[1].faults_main);
 }
 
-/// A heap of 4 KiB arrays built at 0, then swapped out: every access faults.
-fn swapped_churning_app(b: &mut MockBacking, churn_bytes: u64) -> JavaApp {
-    let mut spec = SyntheticSpec::churning_4076_arrays();
-    spec.footprint = 8 << 20;
-    let bp = spec.blueprint();
-    let pages = (bp.total_bytes() / 4096) as u32;
-    let params = JavaParams {
+/// Parameters of an app whose only activity is churning `churn_bytes` every 5 s.
+fn churn_only(churn_bytes: u64) -> JavaParams {
+    JavaParams {
         churn_bytes,
         churn_period: 5_000_000_000,
         fg_alloc_bytes_per_s: 0.0,
@@ -412,7 +399,16 @@ fn swapped_churning_app(b: &mut MockBacking, churn_bytes: u64) -> JavaApp {
         churn_same: false,
         linked: None,
         launch_bias: None,
-    };
+    }
+}
+
+/// A heap of 4 KiB arrays built at 0, then swapped out: every access faults.
+fn swapped_churning_app(b: &mut MockBacking, churn_bytes: u64) -> JavaApp {
+    let mut spec = SyntheticSpec::churning_4076_arrays();
+    spec.footprint = 8 << 20;
+    let bp = spec.blueprint();
+    let pages = (bp.total_bytes() / 4096) as u32;
+    let params = churn_only(churn_bytes);
     let mut j = app(bp, pages, params);
     let mut l = CpuLedger::default();
     j.build_to(0, pages, b, &mut l).unwrap();
