@@ -273,7 +273,8 @@ impl Kernel {
     /// A high-order allocation (`__alloc_pages_nodemask` for `order > 0`): the free lists at the
     /// low watermark; then, as `gfp` allows, wake kswapd, retry at min, async direct compaction,
     /// one round of direct reclaim and a last sync compaction (3.4 `__alloc_pages_slowpath` with
-    /// `__GFP_NORETRY`). Every stall lands on `stall`. The block is taken as `take` says.
+    /// `__GFP_NORETRY`; the reclaim round is skipped for a costly order when `compaction_ready`).
+    /// Every stall lands on `stall`. The block is taken as `take` says.
     pub(crate) fn alloc_high_order(
         &mut self,
         now: Nanos,
@@ -300,9 +301,13 @@ impl Kernel {
             return Some(p);
         }
         if gfp.reclaim {
-            self.direct_reclaim(now + stall.ns, actor, stall);
-            if let Some(p) = self.try_high_order(order, take, wm.min) {
-                return Some(p);
+            // A costly order skips the reclaim round when compaction could already run
+            // (`shrink_zones` aborts on `compaction_ready`) and goes on to sync compaction.
+            if !self.compaction_ready(order) {
+                self.direct_reclaim(now + stall.ns, actor, stall);
+                if let Some(p) = self.try_high_order(order, take, wm.min) {
+                    return Some(p);
+                }
             }
             if let Some(p) = self.direct_compact(now, actor, order, take, true, stall) {
                 return Some(p);

@@ -15,6 +15,11 @@
 //!   order then skip compaction until `1 << compact_defer_shift` of them have been considered. A
 //!   success resets the shift and lets orders up to the successful one through.
 //!
+//! - `compaction_ready` (Linux 3.3–4.x `mm/vmscan.c`): direct reclaim for a costly order (above
+//!   `PAGE_ALLOC_COSTLY_ORDER` = 3) is aborted when the zone already has enough free memory for
+//!   compaction — free above high + balance gap (min(low, 1% of the zone)) + `2 << order` — and
+//!   compaction is deferred or suitable; the allocator then goes on to its sync compaction.
+//!
 //! Simplified: one zone; async and sync compaction are the same scan (see `buddy.rs`); no
 //! `compact_cached_migrate_pfn` per sync mode; `sysctl_extfrag_threshold` is fixed at its default.
 
@@ -35,6 +40,11 @@ pub const EXTFRAG_THRESHOLD: i32 = 500;
 /// a prefetch-friendly sequential walk of ~5-10 ns per frame on a desktop core, against ~100 ns
 /// for an LRU scan step with its rmap walk; scaled by the device's `speed_factor`).
 const COMPACT_SCAN_NS_HOST: f64 = 10.0;
+/// `PAGE_ALLOC_COSTLY_ORDER` (`include/linux/mmzone.h`).
+pub const PAGE_ALLOC_COSTLY_ORDER: u8 = 3;
+/// `KSWAPD_ZONE_BALANCE_GAP_RATIO` (`include/linux/swap.h`): the balance gap is at most 1% of the
+/// zone.
+const KSWAPD_ZONE_BALANCE_GAP_RATIO: u64 = 100;
 /// Most pages one direct compaction migrates (a bound on the simulated run, as the kernel's
 /// scanners meeting is; 16 MiB of moves).
 const MAX_MIGRATE_PER_RUN: u32 = 1 << 12;
@@ -127,6 +137,24 @@ impl Kernel {
             f if (0..=EXTFRAG_THRESHOLD).contains(&f) => Suitable::Skipped,
             _ => Suitable::Continue,
         }
+    }
+
+    /// `compaction_ready` (3.4 `mm/vmscan.c`): whether direct reclaim for an `order` request
+    /// aborts because compaction can already proceed (module docs). Counts the request against
+    /// the deferral, as the kernel's `compaction_deferred` call does.
+    pub(crate) fn compaction_ready(&mut self, order: u8) -> bool {
+        if order <= PAGE_ALLOC_COSTLY_ORDER {
+            return false;
+        }
+        let wm = self.params.watermarks;
+        let gap = wm
+            .low
+            .min((self.buddy.nr_pages() as u64).div_ceil(KSWAPD_ZONE_BALANCE_GAP_RATIO));
+        let watermark_ok = self.free_pages() > wm.high + gap + (2u64 << order);
+        if self.compact_defer.deferred(order) {
+            return watermark_ok;
+        }
+        self.compaction_suitable(order) != Suitable::Skipped && watermark_ok
     }
 
     /// Run compaction towards a free block of `order`; returns its CPU cost.

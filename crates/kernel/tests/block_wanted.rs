@@ -189,13 +189,10 @@ fn a_hopeless_wanted_block_falls_back_after_one_bounded_effort() {
         (8, 8, 0),
         "one ask and one fallback per page"
     );
-    // Each hopeless ask costs one round of direct reclaim, no more (the first page's ask may
-    // still find a block before the pin).
+    // Each hopeless ask costs at most one round of direct reclaim (none while free memory is
+    // above high + gap + 2 << order: `compaction_ready` aborts it, as Linux 3.3+ does).
     let rounds = k.vmstat.allocstall - stalls;
-    assert!(
-        (7..=8).contains(&rounds),
-        "one reclaim round per hopeless ask: {rounds}"
-    );
+    assert!(rounds <= 8, "at most one reclaim round per hopeless ask: {rounds}");
     drop(l);
     k.check_invariants().unwrap();
 }
