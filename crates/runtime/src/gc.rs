@@ -88,6 +88,7 @@ use serde::Serialize;
 mod replay;
 mod stock;
 
+pub use replay::Refusal;
 pub(crate) use replay::TraceMemo;
 
 /// How many mark-queue entries ahead the trace loops prefetch (records twice as far ahead as
@@ -578,10 +579,16 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
         && extra.is_empty()
         && hooks.is_stock();
     let (free, mask) = (backing.touches_are_free(), hooks.bookmark_mask());
-    let replaying = eligible
-        && heap
-            .trace_memo
-            .replayable(heap, &roots, mark.len(), &regs, free, mask);
+    let refusal = if eligible {
+        heap.trace_memo
+            .refusal(heap, &roots, mark.len(), &regs, free, mask)
+    } else {
+        full.then_some(Refusal::Ineligible)
+    };
+    if let Some(r) = refusal {
+        heap.trace_memo.refused[r as usize] += 1;
+    }
+    let replaying = eligible && refusal.is_none();
     let mut memo = std::mem::take(&mut heap.trace_memo);
     let mut t = Tracer {
         logging: eligible && !replaying,
@@ -766,8 +773,13 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
                 st.regions_evacuated += 1;
                 let objs = std::mem::take(&mut heap.regions[r as usize].objs);
                 for &o in &objs {
+                    // The mark bit first (a marked object was copied out): the bitmap is denser in
+                    // cache than the records.
+                    if heap.is_marked(o) {
+                        continue;
+                    }
                     let rec = &heap.recs[o as usize];
-                    if rec.flags & oflags::ALIVE != 0 && !heap.is_marked(o) && rec.addr >> REGION_SHIFT == r {
+                    if rec.flags & oflags::ALIVE != 0 && rec.addr >> REGION_SHIFT == r {
                         st.freed_objects += 1;
                         free(heap, o);
                     }

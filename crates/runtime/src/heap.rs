@@ -964,6 +964,12 @@ impl Heap {
         self.trace_memo.replays
     }
 
+    /// Full collections traced for real so far, by why they did not replay (all counted, in
+    /// [`crate::gc::Refusal::ALL`] order).
+    pub fn trace_refusals(&self) -> [(crate::gc::Refusal, u64); crate::gc::Refusal::ALL.len()] {
+        crate::gc::Refusal::ALL.map(|r| (r, self.trace_memo.refused[r as usize]))
+    }
+
     pub fn add_root(&mut self, o: ObjId) {
         self.graph_clock += 1;
         self.roots.push(o);

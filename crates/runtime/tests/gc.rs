@@ -799,3 +799,58 @@ fn reference_store_or_root_change_prevents_replay() {
         assert_eq!(n, [0, 0, 1, 1, 2], "{between:?}: no replay just after the change");
     }
 }
+
+/// Every full GC traced for real is counted by why it did not replay (`Heap::trace_refusals`):
+/// no recorded trace yet, a copy into a region that is not evacuated now (the first GC copied the
+/// fresh heap), a compacting GC (not recordable), a collection in between, a reference store.
+#[test]
+fn refused_replays_are_counted_by_reason() {
+    let mut b = Recorder::default();
+    let mut heap = small_heap_on(11, 6 << 20, &mut b);
+    let mut refusals = Vec::new();
+    for step in 0..6 {
+        if step == 5 {
+            let o = heap.roots[0];
+            let slot = heap.refs_of(o).len() as u32 - 1;
+            heap.set_ref_raw(o, slot, NULL);
+        }
+        let compact = step == 3;
+        collect(
+            &mut heap,
+            &mut StockArt,
+            GcKind::Full { compact },
+            0,
+            &mut b,
+            &mut CpuLedger::default(),
+            &GcCosts::default(),
+        );
+        let now: Vec<u64> = heap.trace_refusals().iter().map(|x| x.1).collect();
+        refusals.push(now);
+    }
+    let names: Vec<&str> = heap.trace_refusals().iter().map(|x| x.0.name()).collect();
+    let got: Vec<Vec<u64>> = refusals;
+    // Columns: ineligible, no_record, collection_between, graph_changed, setup, regions.
+    assert_eq!(
+        names,
+        [
+            "ineligible",
+            "no_record",
+            "collection_between",
+            "graph_changed",
+            "setup",
+            "regions"
+        ]
+    );
+    assert_eq!(
+        got,
+        [
+            [0, 1, 0, 0, 0, 0],
+            [0, 1, 0, 0, 0, 1],
+            [0, 1, 0, 0, 0, 1],
+            [1, 1, 0, 0, 0, 1],
+            [1, 1, 1, 0, 0, 1],
+            [1, 1, 1, 1, 0, 1],
+        ]
+    );
+    assert_eq!(heap.trace_replays(), 1, "the third GC replays");
+}

@@ -21,6 +21,9 @@
 //!   regions: the destination regions differ at each collection). The replayed collection
 //!   then stands for the recorded one at the next collection.
 //!
+//! Each full collection traced for real is counted by why it was not replayed ([`Refusal`],
+//! `Heap::trace_refusals`).
+//!
 //! Objects allocated since the recorded trace are unreachable (reaching them needs a reference
 //! store or a root), so the marked set is the recorded one. A recorded trace in which a copy
 //! failed (no free region) is not replayed.
@@ -58,12 +61,55 @@ pub(crate) struct TraceMemo {
     refs_scanned: u64,
     /// Collections replayed so far.
     pub replays: u64,
+    /// Full collections traced for real so far, by [`Refusal`].
+    pub refused: [u64; Refusal::ALL.len()],
+}
+
+/// Why a full collection was traced rather than replayed ([`crate::Heap::trace_refusals`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// Not a recordable trace: compacting, partial, BFS, with extra roots or hooks that are not
+    /// stock (Marvin's stub rounds).
+    Ineligible,
+    /// No recorded trace (the first one, one whose copy failed, or replay switched off).
+    NoRecord,
+    /// Another collection ran since the recorded one (objects moved or died).
+    Collection,
+    /// A reference store, root change or metadata change since the recorded trace.
+    Graph,
+    /// Another backing touch property, bookmark mask or a smaller mark bitmap.
+    Setup,
+    /// A region marked in place is evacuated now, or one the copies went to is not.
+    Regions,
+}
+
+impl Refusal {
+    pub const ALL: [Refusal; 6] = [
+        Refusal::Ineligible,
+        Refusal::NoRecord,
+        Refusal::Collection,
+        Refusal::Graph,
+        Refusal::Setup,
+        Refusal::Regions,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Refusal::Ineligible => "ineligible",
+            Refusal::NoRecord => "no_record",
+            Refusal::Collection => "collection_between",
+            Refusal::Graph => "graph_changed",
+            Refusal::Setup => "setup",
+            Refusal::Regions => "regions",
+        }
+    }
 }
 
 impl TraceMemo {
-    /// Whether a collection that could record can replay instead, with `roots`, a mark bitmap of
-    /// `mark_len` words and the regions' roles `regs` (taken out of `heap` for the trace).
-    pub(super) fn replayable(
+    /// Why a collection that could record cannot replay instead (`None`: it can), with `roots`, a
+    /// mark bitmap of `mark_len` words and the regions' roles `regs` (taken out of `heap` for the
+    /// trace).
+    pub(super) fn refusal(
         &self,
         heap: &Heap,
         roots: &[ObjId],
@@ -71,18 +117,23 @@ impl TraceMemo {
         regs: &[RegMark],
         free: bool,
         mask: Meta,
-    ) -> bool {
+    ) -> Option<Refusal> {
         let role = |r: u32| regs.get(r as usize).map(|m| m.role);
-        self.valid
-            && !self.off
-            && heap.epoch == self.epoch.wrapping_add(1)
-            && heap.graph_clock == self.graph_clock
-            && free == self.free
-            && mask == self.mask
-            && self.mark.len() <= mark_len
-            && roots == self.roots
-            && self.inplace.iter().all(|&(r, _)| role(r) == Some(ROLE_UNEVAC))
-            && self.tospace.iter().all(|&r| role(r) == Some(ROLE_EVAC))
+        if !self.valid || self.off {
+            Some(Refusal::NoRecord)
+        } else if heap.epoch != self.epoch.wrapping_add(1) {
+            Some(Refusal::Collection)
+        } else if heap.graph_clock != self.graph_clock || roots != self.roots {
+            Some(Refusal::Graph)
+        } else if free != self.free || mask != self.mask || self.mark.len() > mark_len {
+            Some(Refusal::Setup)
+        } else if !self.inplace.iter().all(|&(r, _)| role(r) == Some(ROLE_UNEVAC))
+            || !self.tospace.iter().all(|&r| role(r) == Some(ROLE_EVAC))
+        {
+            Some(Refusal::Regions)
+        } else {
+            None
+        }
     }
 
     /// After an eligible collection: record it (`log`: its events; `failed`: a copy failed) or,
