@@ -52,6 +52,8 @@ struct Run {
     exits: Vec<ExitDiff>,
     /// Pages allocated per [`PURPOSES`] entry.
     alloc_pages: [u64; PURPOSES.len()],
+    /// Order-8 I/O-buffer blocks from unmovable free lists / by fallback.
+    ion8: (u64, u64),
 }
 
 /// What the rows read from a run's [`SimOutput`] (which holds the kernel and its hooks, so it
@@ -147,7 +149,12 @@ fn compute_runs(quick: bool) -> anyhow::Result<Vec<Run>> {
             };
             let power = std::cell::Cell::new(f64::NAN);
             let out = f(&probed, &|s| power.set(s.device.cpu.active_power_mw))?;
-            let ProbeLog { exits, alloc_pages } = log.with(std::mem::take);
+            let ProbeLog {
+                exits,
+                alloc_pages,
+                ion8_own,
+                ion8_fallback,
+            } = log.with(std::mem::take);
             let mut out = Figures::of(out);
             out.cpu_power_mw = power.get();
             v.push(Run {
@@ -155,6 +162,7 @@ fn compute_runs(quick: bool) -> anyhow::Result<Vec<Run>> {
                 out,
                 exits,
                 alloc_pages,
+                ion8: (ion8_own, ion8_fallback),
             });
             if label == "VAN" {
                 let out = f(policy, &|s| s.device.kernel.min_free_order_shift = 1)?;
@@ -163,6 +171,7 @@ fn compute_runs(quick: bool) -> anyhow::Result<Vec<Run>> {
                     out: Figures::of(out),
                     exits: Vec::new(),
                     alloc_pages: [0; PURPOSES.len()],
+                    ion8: (0, 0),
                 });
             }
             Ok(())
@@ -215,9 +224,15 @@ fn io_latency(quick: bool) -> anyhow::Result<Check> {
         })
     };
     let (van_mean, rg6_mean) = (mean_ms("VAN")?, mean_ms("RG6")?);
+    // Where VAN's 1 MB blocks come from: unmovable pageblocks' own free lists (the memory of
+    // earlier buffers, freed whole) or stolen from other pageblocks.
+    let (own8, fb8) = get(&rs, "VAN")?.ion8;
+    let own8_share = own8 as f64 / (own8 + fb8).max(1) as f64;
     let cause = if ratio < 5.0 {
         format!(
-            "; VAN buffers that ran direct compaction: {:.0}% (late VAN UI(8) {van_ui8:.2}), so the median VAN buffer pays no compaction: it is whole 1 MB blocks or an order-4 fallback whose compaction is deferred (the median prices the blocks alone: ~0.19 ms for 11 MB of 1 MB blocks, ~0.31 ms of 64 KB blocks, ~2 ms of 4 KB pages on the Nexus 10); the compactions and 4 KB fallbacks sit in VAN's tail: mean VAN {van_mean:.2} ms vs RG6 {rg6_mean:.2} ms ({:.1}x){}",
+            "; VAN's 1 MB blocks: {:.0}% from the free lists of unmovable pageblocks (earlier I/O buffers' memory, freed whole when their app left the foreground), {:.0}% stolen from other pageblocks; VAN buffers that ran direct compaction: {:.0}% (late VAN UI(8) {van_ui8:.2}), so the median VAN buffer pays no compaction: it is whole 1 MB blocks or an order-4 fallback whose compaction is deferred (the median prices the blocks alone: ~0.19 ms for 11 MB of 1 MB blocks, ~0.31 ms of 64 KB blocks, ~2 ms of 4 KB pages on the Nexus 10); the compactions and 4 KB fallbacks sit in VAN's tail: mean VAN {van_mean:.2} ms vs RG6 {rg6_mean:.2} ms ({:.1}x){}",
+            own8_share * 100.0,
+            (1.0 - own8_share) * 100.0,
             van_compacted * 100.0,
             van_mean / rg6_mean.max(1e-9),
             quick_note(quick)

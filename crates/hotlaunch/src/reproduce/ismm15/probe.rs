@@ -67,6 +67,10 @@ pub(crate) struct ProbeLog {
     pub exits: Vec<ExitDiff>,
     /// Pages allocated per [`PURPOSES`] entry (cumulative).
     pub alloc_pages: [u64; PURPOSES.len()],
+    /// I/O-buffer blocks of order 8 taken from their own (unmovable) free lists, and taken by
+    /// falling back to another type's.
+    pub ion8_own: u64,
+    pub ion8_fallback: u64,
 }
 
 /// Delegates to the policy's placement and records the free lists around each process exit:
@@ -93,10 +97,20 @@ impl PlacementHook for ExitProbe {
         purpose: AllocPurpose,
     ) -> Option<Pfn> {
         self.freeing = NIL;
+        let steals = buddy.stats().fallback_steals;
         let pfn = self.inner.alloc(cx, buddy, order, mt, purpose);
         if pfn.is_some() {
-            self.log
-                .with(|l| l.alloc_pages[purpose_index(purpose)] += 1 << order);
+            let fell_back = buddy.stats().fallback_steals != steals;
+            self.log.with(|l| {
+                l.alloc_pages[purpose_index(purpose)] += 1 << order;
+                if purpose == AllocPurpose::IoBuffer && order == 8 {
+                    *if fell_back {
+                        &mut l.ion8_fallback
+                    } else {
+                        &mut l.ion8_own
+                    } += 1;
+                }
+            });
         }
         pfn
     }
