@@ -9,7 +9,10 @@ use workload::scenario::{Scenario, WorkloadSpec};
 
 #[test]
 fn every_ismm15_row_is_reported() {
-    support::every_row_ran("ismm15", 10, Some(|i| format!("{}. ", i + 1)));
+    for c in support::every_row_ran("ismm15", 10, Some(|i| format!("{}. ", i + 1))) {
+        // Visible with --nocapture: the quick table without a second reproduce run.
+        eprintln!("{} | {} | {}", c.check, c.simulated, c.status);
+    }
 }
 
 fn short_run(order: i64) -> report::model::PolicyResult {

@@ -30,6 +30,10 @@
 //!   blocks of the pageblock move to the requested type's lists and the pageblock changes type;
 //!   otherwise only that block is taken and its remainder stays on the pageblock type's lists.
 //!   HighAtomic and Cma have no fallbacks and are never used by other types' fallbacks.
+//!   Kernels before 4.0 ([`BuddyAllocator::set_legacy_fallback`], chosen from the device's
+//!   `kernel_release`) take the largest fallback block for every type and claim a pageblock only
+//!   from a block of at least half a pageblock (or for a Reclaimable request) with at least half
+//!   of it free: small unmovable fallbacks pollute movable pageblocks without claiming them.
 //! - [`BuddyAllocator::free`] = `__free_one_page`: coalesce while the buddy (`pfn ^ (1 << order)`)
 //!   is the head of a free block of the same order. The block goes on the list of the migrate type
 //!   of its pageblock (read at free time, as Linux). Blocks larger than a pageblock are freed one
@@ -186,6 +190,8 @@ pub struct BuddyAllocator {
     /// Scratch vectors reused by compaction.
     compact_targets: Vec<Pfn>,
     compact_cands: Vec<Pfn>,
+    /// Fallback stealing of kernels before 4.0 ([`Self::set_legacy_fallback`]).
+    legacy_fallback: bool,
 }
 
 impl std::fmt::Debug for BuddyAllocator {
@@ -248,6 +254,7 @@ impl BuddyAllocator {
             compact_free_pfn: 0,
             compact_targets: Vec::new(),
             compact_cands: Vec::new(),
+            legacy_fallback: false,
         };
         a.compact_free_pfn = a.last_pageblock_start();
         for (pfn, order) in aligned_decomposition(0, nr_pages) {
@@ -333,6 +340,12 @@ impl BuddyAllocator {
         } else {
             Some(15 - m.leading_zeros() as u8)
         }
+    }
+
+    /// Steal on fallback as Linux before 4.0 did (3.4 `__rmqueue_fallback`), not as today's
+    /// kernels do; see `rmqueue_fallback_legacy`.
+    pub fn set_legacy_fallback(&mut self, on: bool) {
+        self.legacy_fallback = on;
     }
 
     pub fn stats(&self) -> &BuddyStats {
@@ -859,6 +872,9 @@ impl BuddyAllocator {
 
     /// `__rmqueue_fallback` + `steal_suitable_fallback`.
     fn rmqueue_fallback(&mut self, order: u8, start_mt: u8) -> Option<u32> {
+        if self.legacy_fallback {
+            return self.rmqueue_fallback_legacy(order, start_mt);
+        }
         let mut found = None;
         let mut find_smallest = false;
         for cur in (order..=MAX_ORDER).rev() {
@@ -918,6 +934,57 @@ impl BuddyAllocator {
         self.expand(pfn, order, cur, block_mt);
         self.state[pfn as usize] = alloc_state(order, start_mt);
         Some(pfn)
+    }
+
+    /// `__rmqueue_fallback` of Linux 3.4..3.19: the largest free block of the first fallback
+    /// type that has one, for every request type (no smallest-block search for movable ones).
+    /// The pageblock is claimed (its free pages move to the request's lists) only if that block
+    /// is at least half a pageblock, or the request is reclaimable, and at least half the
+    /// pageblock is free; otherwise the split remainder stays on the fallback type's lists, so an
+    /// unmovable page lands in a movable pageblock without taking it over. Linux 4.0 changed
+    /// this (V. Babka, "mm: more aggressive page stealing for UNMOVABLE allocations": unmovable
+    /// fallbacks fell to ~1/6 in stress-highalloc; "mm: always steal split buddies in fallback
+    /// allocations"). Simplified: 3.x also moved an unclaimed pageblock's free pages to the
+    /// request's lists; here every free block stays on its pageblock type's list.
+    fn rmqueue_fallback_legacy(&mut self, order: u8, start_mt: u8) -> Option<u32> {
+        let pbo = self.pageblock_order;
+        for cur in (order..=MAX_ORDER).rev() {
+            let Some(&f) = mt_from_u8(start_mt)
+                .fallbacks()
+                .iter()
+                .find(|&&f| self.nr_free[cur as usize][f as usize] > 0)
+            else {
+                continue;
+            };
+            let f = f as u8;
+            self.stats.fallback_steals += 1;
+            let pfn = self.links[self.sentinel(cur, f) as usize].next;
+            let start = (pfn >> pbo) << pbo;
+            let mut mt = f;
+            if cur >= pbo {
+                self.stats.pageblock_type_changes += self.change_pageblock_range(pfn, cur, start_mt);
+                self.stats.fallback_claims += 1;
+                self.del_free(pfn, cur, f);
+                mt = start_mt;
+            } else if (cur >= pbo / 2 || start_mt == MigrateType::Reclaimable as u8)
+                // move_freepages_block does nothing for a pageblock crossing the zone end.
+                && start as u64 + (1u64 << pbo) <= self.nr_pages as u64
+                && self.count_pageblock(start).0 >= 1u64 << (pbo - 1)
+            {
+                self.pb_type[(start >> pbo) as usize] = start_mt;
+                self.move_freepages(start, start + (1 << pbo), start_mt);
+                self.stats.pageblock_type_changes += 1;
+                self.stats.fallback_claims += 1;
+                self.del_free(pfn, cur, start_mt);
+                mt = start_mt;
+            } else {
+                self.del_free(pfn, cur, f);
+            }
+            self.expand(pfn, order, cur, mt);
+            self.state[pfn as usize] = alloc_state(order, start_mt);
+            return Some(pfn);
+        }
+        None
     }
 
     /// Set the type of every pageblock overlapping `[pfn, pfn + 2^order)`; returns how many changed.

@@ -396,7 +396,16 @@ impl Kernel {
             procs: Vec::new(),
             vmas: Vec::new(),
             frame_owner: vec![NIL; managed as usize],
-            buddy: BuddyAllocator::new(managed as u32, k.pageblock_order as u8),
+            buddy: {
+                // Kernels before 4.0 steal on fallback the 3.x way (see the buddy allocator).
+                let mut b = BuddyAllocator::new(managed as u32, k.pageblock_order as u8);
+                b.set_legacy_fallback(
+                    device
+                        .kernel_release()
+                        .is_some_and(|r| (r.major, r.minor) < (4, 0)),
+                );
+                b
+            },
             backends,
             handle_owner: vec![Vec::new(); nbackends],
             zram_frames: Vec::new(),

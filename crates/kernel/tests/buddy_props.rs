@@ -122,8 +122,9 @@ fn op_strategy() -> impl Strategy<Value = Op> {
     ]
 }
 
-fn run_ops(n: u32, pbo: u8, ops: &[Op]) -> Result<(BuddyAllocator, Model), TestCaseError> {
+fn run_ops(n: u32, pbo: u8, legacy: bool, ops: &[Op]) -> Result<(BuddyAllocator, Model), TestCaseError> {
     let mut a = BuddyAllocator::new(n, pbo);
+    a.set_legacy_fallback(legacy);
     let mut m = Model::new(n);
     check_all(&a, &m)?;
     for op in ops {
@@ -175,8 +176,9 @@ proptest! {
         n in prop_oneof![1u32..=70, 1000u32..=5000],
         pbo in prop_oneof![Just(9u8), Just(10u8)],
         ops in prop::collection::vec(op_strategy(), 1..160),
+        legacy in any::<bool>(),
     ) {
-        let (mut a, mut m) = run_ops(n, pbo, &ops)?;
+        let (mut a, mut m) = run_ops(n, pbo, legacy, &ops)?;
         let pfns: Vec<Pfn> = m.live.keys().copied().collect();
         for pfn in pfns {
             let order = m.release(pfn);
@@ -200,8 +202,9 @@ proptest! {
             ],
             400..700,
         ),
+        legacy in any::<bool>(),
     ) {
-        let (a, _m) = run_ops(n, pbo, &ops)?;
+        let (a, _m) = run_ops(n, pbo, legacy, &ops)?;
         let st = a.stats();
         prop_assert_eq!(st.allocs + st.alloc_failures, ops.iter().filter(|o| matches!(o, Op::Alloc(..))).count() as u64);
     }
@@ -345,6 +348,50 @@ fn movable_fallback_small_does_not_claim() {
     let q = b.alloc(0, MigrateType::Movable).unwrap();
     assert_eq!(b.pageblock_type(q), MigrateType::Movable);
     assert_eq!(b.pageblock_type_counts()[MigrateType::Movable as usize], 2);
+    b.check_invariants().unwrap();
+}
+
+/// Linux 3.x fallback (`set_legacy_fallback`): an unmovable page taken from a fallback block
+/// below half a pageblock leaves the movable pageblock and its free pages alone, even when half
+/// of it is free; today's kernels (4.0+) steal and claim that pageblock.
+#[test]
+fn legacy_fallback_pollutes_without_claiming() {
+    for legacy in [false, true] {
+        let mut a = BuddyAllocator::new(512, 9);
+        a.set_legacy_fallback(legacy);
+        let blocks: Vec<Pfn> = (0..64)
+            .map(|_| a.alloc(3, MigrateType::Movable).unwrap())
+            .collect();
+        // Every other order-3 block free: half the pageblock free, largest free block order 3.
+        for (i, &b) in blocks.iter().enumerate() {
+            if i % 2 == 0 {
+                a.free(b, 3);
+            }
+        }
+        assert_eq!(a.largest_free_order(), Some(3));
+        let u = a.alloc(0, MigrateType::Unmovable).unwrap();
+        a.check_invariants().unwrap();
+        assert_eq!(a.stats().fallback_steals, 1);
+        let movable_free: u64 = (0..=MAX_ORDER)
+            .map(|o| a.nr_free_blocks_typed(o, MigrateType::Movable) << o)
+            .sum();
+        if legacy {
+            assert_eq!(a.pageblock_type(u), MigrateType::Movable, "not claimed");
+            assert_eq!(a.stats().fallback_claims, 0);
+            assert_eq!(movable_free, 255, "the rest stays on the movable lists");
+        } else {
+            assert_eq!(a.pageblock_type(u), MigrateType::Unmovable, "claimed");
+            assert_eq!(a.stats().fallback_claims, 1);
+            assert_eq!(movable_free, 0);
+        }
+    }
+    // A fallback block of at least half a pageblock is stolen in both: a fresh zone's order-10
+    // block spans two order-9 pageblocks, both converted.
+    let mut b = BuddyAllocator::new(2048, 9);
+    b.set_legacy_fallback(true);
+    let q = b.alloc(0, MigrateType::Unmovable).unwrap();
+    assert_eq!(b.pageblock_type(q), MigrateType::Unmovable);
+    assert_eq!(b.pageblock_type_counts()[MigrateType::Unmovable as usize], 2);
     b.check_invariants().unwrap();
 }
 

@@ -12,12 +12,15 @@
 //! about 50 launches (some 1,000 s; 22 apps fill the 2 GB), so 30 launches never fragment it and
 //! every row would compare unaged memory.
 
+mod cause;
+mod probe;
+
 use super::{run_scenario_with, status, Check, CheckList};
+use cause::{diluted_ratio, share_at_or_above, Census};
 use framework::sim::SimOutput;
-use kernel::buddy::BuddyAllocator;
-use kernel::hooks::{AllocPurpose, PlacementHook};
-use kernel::types::{MigrateType, Pfn, Pid, NIL, NR_ORDERS};
-use policy::{Params, Policy, PolicyParts, Shared, SwapOverrides};
+use kernel::types::{MigrateType, NR_ORDERS};
+use policy::Shared;
+use probe::{ExitDiff, ProbeLog, Probed, PURPOSES};
 use std::sync::{Arc, Mutex, OnceLock};
 
 pub(super) fn checks() -> CheckList {
@@ -43,27 +46,14 @@ pub(crate) const QUICK_LAUNCHES: usize = 150;
 /// The extra VAN run of row 10 (stock `min_free_order_shift` = 1).
 const VAN_SHIFT1: &str = "VAN shift 1";
 
-/// The free-list change a process exit made: pages freed per buddy order (net).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct ExitDiff {
-    pub t: u64,
-    pub diff: [i64; NR_ORDERS],
-}
-
-impl ExitDiff {
-    fn pages(&self) -> i64 {
-        self.diff.iter().enumerate().map(|(o, n)| n << o).sum()
-    }
-    /// Pages of positive net gain at orders in `range`.
-    fn gained(&self, range: std::ops::RangeInclusive<usize>) -> i64 {
-        range.map(|o| self.diff[o].max(0) << o).sum()
-    }
-}
-
 struct Run {
     label: String,
     out: Figures,
     exits: Vec<ExitDiff>,
+    /// Pages allocated per [`PURPOSES`] entry.
+    alloc_pages: [u64; PURPOSES.len()],
+    /// Order-8 I/O-buffer blocks from unmovable free lists / by fallback.
+    ion8: (u64, u64),
 }
 
 /// What the rows read from a run's [`SimOutput`] (which holds the kernel and its hooks, so it
@@ -82,6 +72,17 @@ struct Figures {
     compact_migrated: u64,
     pgmigrate_success: u64,
     watermark_fails: [u64; NR_ORDERS],
+    /// Where unmovable memory pins 1 MB (order-8) chunks at the end of the run.
+    census8: Census,
+    compact_runs: u64,
+    compact_success: u64,
+    fallback_steals: u64,
+    fallback_claims: u64,
+    /// All modelled CPU and the apps' own part of it (init, resume, rendering), ns.
+    cpu_total_ns: u64,
+    cpu_app_ns: u64,
+    /// The device's active CPU power (mW), for the energy split of row 9.
+    cpu_power_mw: f64,
 }
 
 impl Figures {
@@ -98,114 +99,17 @@ impl Figures {
             compact_migrated: c.compact_migrated,
             pgmigrate_success: k.vmstat.pgmigrate_success,
             watermark_fails: k.watermark_fails,
+            census8: Census::of(k.buddy(), 8),
+            compact_runs: c.compact_runs,
+            compact_success: c.compact_success,
+            fallback_steals: c.fallback_steals,
+            fallback_claims: c.fallback_claims,
+            cpu_total_ns: k.cpu.total(),
+            cpu_app_ns: k.cpu.by_category(engine::Category::App),
+            cpu_power_mw: f64::NAN,
             samples: out.samples,
             policy_metrics: out.policy_metrics,
         }
-    }
-}
-
-/// Delegates to the policy's placement and records the free lists around each process exit:
-/// a snapshot at the first free after any allocation, the diff at `process_exit`.
-struct ExitProbe {
-    inner: Box<dyn PlacementHook>,
-    log: Shared<Vec<ExitDiff>>,
-    snap: [u64; NR_ORDERS],
-    freeing: Pid,
-}
-
-impl PlacementHook for ExitProbe {
-    fn alloc(
-        &mut self,
-        cx: &mut engine::HookCx,
-        buddy: &mut BuddyAllocator,
-        order: u8,
-        mt: MigrateType,
-        purpose: AllocPurpose,
-    ) -> Option<Pfn> {
-        self.freeing = NIL;
-        self.inner.alloc(cx, buddy, order, mt, purpose)
-    }
-    fn free(
-        &mut self,
-        cx: &mut engine::HookCx,
-        buddy: &mut BuddyAllocator,
-        pfn: Pfn,
-        order: u8,
-        purpose: AllocPurpose,
-    ) {
-        let pid = match purpose {
-            AllocPurpose::User { pid, .. } | AllocPurpose::KernelForProcess(pid) => pid,
-            _ => NIL,
-        };
-        if pid != self.freeing {
-            self.snap = buddy.free_block_counts();
-            self.freeing = pid;
-        }
-        self.inner.free(cx, buddy, pfn, order, purpose)
-    }
-    fn held_free_pages(&self) -> u64 {
-        self.inner.held_free_pages()
-    }
-    fn block_wanted(
-        &mut self,
-        cx: &mut engine::HookCx,
-        buddy: &BuddyAllocator,
-        purpose: AllocPurpose,
-    ) -> Option<u8> {
-        self.inner.block_wanted(cx, buddy, purpose)
-    }
-    fn migrate_page(&mut self, cx: &mut engine::HookCx, pfn: Pfn, purpose: AllocPurpose) -> bool {
-        self.inner.migrate_page(cx, pfn, purpose)
-    }
-    fn reclaim_unit(&mut self, cx: &mut engine::HookCx, pfn: Pfn, purpose: AllocPurpose, out: &mut Vec<Pfn>) {
-        self.inner.reclaim_unit(cx, pfn, purpose, out)
-    }
-    fn process_exit(&mut self, cx: &mut engine::HookCx, buddy: &mut BuddyAllocator, pid: Pid) {
-        self.inner.process_exit(cx, buddy, pid);
-        if self.freeing == pid {
-            let now = buddy.free_block_counts();
-            let diff = std::array::from_fn(|o| now[o] as i64 - self.snap[o] as i64);
-            let t = cx.now;
-            self.log.with(|l| l.push(ExitDiff { t, diff }));
-        }
-        self.freeing = NIL;
-    }
-}
-
-/// A policy with an [`ExitProbe`] around its placement.
-struct Probed<'a> {
-    inner: &'a dyn Policy,
-    log: Shared<Vec<ExitDiff>>,
-}
-
-impl Policy for Probed<'_> {
-    fn name(&self) -> &'static str {
-        self.inner.name()
-    }
-    fn description(&self) -> &'static str {
-        self.inner.description()
-    }
-    fn params(&self) -> Vec<policy::ParamSpec> {
-        self.inner.params()
-    }
-    fn build(
-        &self,
-        device: &device::DeviceProfile,
-        swap: SwapOverrides,
-        params: &Params,
-    ) -> Result<PolicyParts, String> {
-        let mut parts = self.inner.build(device, swap, params)?;
-        let inner = std::mem::replace(
-            &mut parts.kernel_hooks.placement,
-            Box::new(kernel::hooks::BuddyPlacement),
-        );
-        parts.kernel_hooks.placement = Box::new(ExitProbe {
-            inner,
-            log: self.log.clone(),
-            snap: [0; NR_ORDERS],
-            freeing: NIL,
-        });
-        Ok(parts)
     }
 }
 
@@ -238,17 +142,27 @@ fn compute_runs(quick: bool) -> anyhow::Result<Vec<Run>> {
         quick,
         Some(QUICK_LAUNCHES),
         |label, policy, f| {
-            let log = Shared::new(Vec::new());
+            let log = Shared::new(ProbeLog::default());
             let probed = Probed {
                 inner: policy,
                 log: log.clone(),
             };
-            let out = f(&probed, &|_| {})?;
-            let exits = log.with(std::mem::take);
+            let power = std::cell::Cell::new(f64::NAN);
+            let out = f(&probed, &|s| power.set(s.device.cpu.active_power_mw))?;
+            let ProbeLog {
+                exits,
+                alloc_pages,
+                ion8_own,
+                ion8_fallback,
+            } = log.with(std::mem::take);
+            let mut out = Figures::of(out);
+            out.cpu_power_mw = power.get();
             v.push(Run {
                 label: label.to_string(),
-                out: Figures::of(out),
+                out,
                 exits,
+                alloc_pages,
+                ion8: (ion8_own, ion8_fallback),
             });
             if label == "VAN" {
                 let out = f(policy, &|s| s.device.kernel.min_free_order_shift = 1)?;
@@ -256,6 +170,8 @@ fn compute_runs(quick: bool) -> anyhow::Result<Vec<Run>> {
                     label: VAN_SHIFT1.to_string(),
                     out: Figures::of(out),
                     exits: Vec::new(),
+                    alloc_pages: [0; PURPOSES.len()],
+                    ion8: (0, 0),
                 });
             }
             Ok(())
@@ -308,9 +224,15 @@ fn io_latency(quick: bool) -> anyhow::Result<Check> {
         })
     };
     let (van_mean, rg6_mean) = (mean_ms("VAN")?, mean_ms("RG6")?);
+    // Where VAN's 1 MB blocks come from: unmovable pageblocks' own free lists (the memory of
+    // earlier buffers, freed whole) or stolen from other pageblocks.
+    let (own8, fb8) = get(&rs, "VAN")?.ion8;
+    let own8_share = own8 as f64 / (own8 + fb8).max(1) as f64;
     let cause = if ratio < 5.0 {
         format!(
-            "; VAN buffers that ran direct compaction: {:.0}% (late VAN UI(8) {van_ui8:.2}), so the median VAN buffer pays no compaction: it is whole 1 MB blocks or an order-4 fallback whose compaction is deferred (the median prices the blocks alone: ~0.19 ms for 11 MB of 1 MB blocks, ~0.31 ms of 64 KB blocks, ~2 ms of 4 KB pages on the Nexus 10); the compactions and 4 KB fallbacks sit in VAN's tail: mean VAN {van_mean:.2} ms vs RG6 {rg6_mean:.2} ms ({:.1}x){}",
+            "; VAN's 1 MB blocks: {:.0}% from the free lists of unmovable pageblocks (earlier I/O buffers' memory, freed whole when their app left the foreground), {:.0}% stolen from other pageblocks; VAN buffers that ran direct compaction: {:.0}% (late VAN UI(8) {van_ui8:.2}), so the median VAN buffer pays no compaction: it is whole 1 MB blocks or an order-4 fallback whose compaction is deferred (the median prices the blocks alone: ~0.19 ms for 11 MB of 1 MB blocks, ~0.31 ms of 64 KB blocks, ~2 ms of 4 KB pages on the Nexus 10); the compactions and 4 KB fallbacks sit in VAN's tail: mean VAN {van_mean:.2} ms vs RG6 {rg6_mean:.2} ms ({:.1}x){}",
+            own8_share * 100.0,
+            (1.0 - own8_share) * 100.0,
             van_compacted * 100.0,
             van_mean / rg6_mean.max(1e-9),
             quick_note(quick)
@@ -359,16 +281,53 @@ fn unusable_index(quick: bool) -> anyhow::Result<Check> {
     let van_low = mean_after(van, from, |s| {
         (1..=5).map(|o| s.unusable_index[o]).sum::<f64>() / 5.0
     });
+    let cause = if van8 < 0.95 {
+        format!("; {}", van_free_cause(get(&rs, "VAN")?, from))
+    } else {
+        String::new()
+    };
     Ok(Check {
         check: "2. unusable index after 150 min (mean of 10 s samples)".into(),
         paper: "Figs. 2, 9: VAN large orders saturate at 1 after ~100 min; RG6 UI(<6) low, UI(7,8) high but below VAN".into(),
         simulated: format!(
-            "VAN UI(8) {van8:.2}, UI(1..5) {van_low:.2}; RG6 UI(8) {rg8:.2}, UI(1..5) {rg_low:.2}{}",
+            "VAN UI(8) {van8:.2}, UI(1..5) {van_low:.2}; RG6 UI(8) {rg8:.2}, UI(1..5) {rg_low:.2}{cause}{}",
             quick_note(quick)
         ),
         tolerance: "VAN UI(8) >= 0.95; RG6 mean UI(1..5) <= 0.3; RG6 UI(8) < VAN UI(8)".into(),
         status: status(van8 >= 0.95 && rg_low <= 0.3 && rg8 < van8),
     })
+}
+
+/// Why VAN keeps free 1 MB blocks: how much is free and in what blocks (late samples), which
+/// 1 MB chunks unmovable pages pin (end of run), how compaction fares, and how much unmovable
+/// memory the run allocated at all.
+fn van_free_cause(van: &Run, from: u64) -> String {
+    let o = &van.out;
+    let free = mean_after(o, from, |s| s.free_pages as f64) / 256.0;
+    let free8 = mean_after(o, from, |s| s.free_pages as f64 * (1.0 - s.unusable_index[8])) / 256.0;
+    let c = &o.census8;
+    let mb = |i: usize| van.alloc_pages[i] as f64 / 256.0;
+    format!(
+        "why VAN's 1 MB blocks stay: late free memory {free:.0} MB, {free8:.0} MB of it in blocks of order >= 8; at the end {} of {} 1 MB chunks hold an unmovable page ({} inside movable pageblocks; {} fallback steals, {} pageblock claims; pageblocks {} unmovable / {} movable) and {} are free, so compaction can assemble a 1 MB block from {} chunks and succeeded in {} of {} runs ({:.0}%); unmovable pages allocated over the run: {} {:.0} MB, {} {:.0} MB, {} {:.0} MB (freed whole)",
+        c.pinned,
+        c.chunks,
+        c.pinned_in_movable,
+        o.fallback_steals,
+        o.fallback_claims,
+        c.pageblocks[MigrateType::Unmovable as usize],
+        c.pageblocks[MigrateType::Movable as usize],
+        c.free,
+        c.chunks - c.pinned,
+        o.compact_success,
+        o.compact_runs,
+        o.compact_success as f64 * 100.0 / o.compact_runs.max(1) as f64,
+        PURPOSES[1],
+        mb(1),
+        PURPOSES[2],
+        mb(2),
+        PURPOSES[3],
+        mb(3),
+    )
 }
 
 fn shares(out: &Figures) -> [f64; NR_ORDERS] {
@@ -425,7 +384,7 @@ fn order0_share(quick: bool) -> anyhow::Result<Check> {
 /// Row 4 (Fig. 3): what killing a large cached app returns, young vs aged memory.
 fn aged_kill(quick: bool) -> anyhow::Result<Check> {
     let rs = runs(quick)?;
-    let big = |e: &&ExitDiff| e.pages() >= 12_800; // >= 50 MB freed (a large app)
+    let big = |e: &&ExitDiff| e.pages() >= probe::LARGE_EXIT_PAGES; // >= 50 MB freed (a large app)
     let summarize = |r: &Run| {
         let big: Vec<&ExitDiff> = r.exits.iter().filter(big).collect();
         let young = big.first().copied();
@@ -448,17 +407,62 @@ fn aged_kill(quick: bool) -> anyhow::Result<Check> {
         )
     };
     let (van_n, van01, van4, _, van_young4) = summarize(get(&rs, "VAN")?);
+    // Why aged VAN kills still make large blocks: how much of the free memory before each aged
+    // large kill already lay in orders >= 4 (the freed pages' buddies), and the pinned chunks.
+    let van_run = get(&rs, "VAN")?;
+    let aged_before: Vec<f64> = van_run
+        .exits
+        .iter()
+        .filter(|e| big(e) && e.t >= late(&van_run.out, quick))
+        .map(|e| share_at_or_above(&e.before, 4))
+        .collect();
+    let before4 = aged_before.iter().sum::<f64>() / aged_before.len().max(1) as f64;
+    // The same aged kills had their file pages stayed in the page cache (Linux; Table 1).
+    let aged_big: Vec<&ExitDiff> = van_run
+        .exits
+        .iter()
+        .filter(|e| big(e) && e.t >= late(&van_run.out, quick))
+        .collect();
+    let file_share = aged_big.iter().map(|e| e.file_pages as f64).sum::<f64>()
+        / aged_big
+            .iter()
+            .map(|e| e.pages().max(0) as f64)
+            .sum::<f64>()
+            .max(1.0);
+    let cf: Vec<&[i64; NR_ORDERS]> = aged_big
+        .iter()
+        .filter_map(|e| e.diff_without_file.as_ref())
+        .collect();
+    let cf_frac = |range: std::ops::RangeInclusive<usize>| {
+        let tot: i64 = cf.iter().map(|d| probe::pages_of(d).max(0)).sum();
+        let g: i64 = cf.iter().map(|d| probe::gained_of(d, range.clone())).sum();
+        g as f64 / tot.max(1) as f64
+    };
+    let c8 = &van_run.out.census8;
     let (rg_n, _, _, rg6, _) = summarize(get(&rs, "RG6")?);
     let pct = |x: f64| format!("{:.0}%", x * 100.0);
     Ok(Check {
         check: "4. free memory a large-app kill returns (>= 50 MB exits), young vs aged".into(),
         paper: "Fig. 3: aged VAN > 50% in orders 0-1, nothing > order 3; young: large high-order gain; RG6 kill yields order >= 6".into(),
         simulated: format!(
-            "VAN young (first kill) {} in orders >= 4; VAN aged ({van_n} kills) {} in orders 0-1, {} in orders >= 4; RG6 aged ({rg_n} kills) {} in orders >= 6{}",
+            "VAN young (first kill) {} in orders >= 4; VAN aged ({van_n} kills) {} in orders 0-1, {} in orders >= 4; RG6 aged ({rg_n} kills) {} in orders >= 6{}{}",
             van_young4.map_or("—".into(), pct),
             pct(van01),
             pct(van4),
             pct(rg6),
+            if van01 < 0.40 || van4 >= 0.10 {
+                format!(
+                    "; before VAN's aged kills only {} of free memory lay in orders >= 4, so the freed pages form large blocks among themselves: an app's pages sit together, and only {} of {} 1 MB chunks hold an unmovable page (row 2); {} of the freed pages are the app's file pages, which this model frees with the process where Linux keeps them in the page cache to be reclaimed page by page (Table 1); had they stayed, the aged kills would return {} in orders 0-1 and {} in orders >= 4",
+                    pct(before4),
+                    c8.pinned,
+                    c8.chunks,
+                    pct(file_share),
+                    pct(cf_frac(0..=1)),
+                    pct(cf_frac(4..=10)),
+                )
+            } else {
+                String::new()
+            },
             quick_note(quick)
         ),
         tolerance: "VAN aged >= 40% in orders 0-1 and < 10% in orders >= 4; RG6 aged >= 70% in orders >= 6".into(),
@@ -516,12 +520,32 @@ fn unused_pages(quick: bool) -> anyhow::Result<Check> {
     let means: Vec<f64> = all.iter().map(|v| mean(v)).collect();
     let p80 = pct(&all[1], 0.8);
     let mono = means.windows(2).all(|w| w[1] >= w[0]);
+    // Why RG8 holds what it holds: §4.1.1 expects about r/2 unused per compacted domain, so the
+    // figure follows the number of domains (live apps plus the special domains).
+    let rg8 = &get(&rs, "RG8")?.out;
+    let alive =
+        rg8.samples.iter().map(|s| s.alive_apps as f64).sum::<f64>() / rg8.samples.len().max(1) as f64;
+    let domains = alive + policy::regions::state::SPECIAL as f64;
+    let per_domain = means[3] / domains.max(1.0);
+    let pm = |k: &str| rg8.policy_metrics.get(k).copied().unwrap_or(f64::NAN) / 256.0;
+    let cause = if (25.0..=55.0).contains(&means[3]) {
+        String::new()
+    } else {
+        format!(
+            "; RG8 has on average {alive:.1} live apps + {} special domains, i.e. {:.2} MB unused per domain against r/2 = 0.5 MB after a domain compaction (§4.1.1): the paper's ~40 MB would need ~{:.0} domains at r/2 each, or domains left far less compacted; at the end {:.1} MB sit in per-process domains, {:.1} MB in special ones",
+            policy::regions::state::SPECIAL,
+            per_domain,
+            40.0 / 0.5,
+            pm("held_process_domains_at_end"),
+            pm("held_free_pages_at_end") - pm("held_process_domains_at_end"),
+        )
+    };
     Ok(Check {
         check: "6. unused pages inside regions (10 s samples)".into(),
         paper: "Fig. 15: RG6 < 20 MB for 80% of the run; RG8 ~40 MB on average; grows with region size"
             .into(),
         simulated: format!(
-            "RG6 p80 {p80:.1} MB; means RG5..RG8 {} MB",
+            "RG6 p80 {p80:.1} MB; means RG5..RG8 {} MB{cause}",
             means
                 .iter()
                 .map(|m| format!("{m:.1}"))
@@ -643,17 +667,48 @@ fn energy(quick: bool) -> anyhow::Result<Check> {
     let (van, rg6) = (&get(&rs, "VAN")?.out, &get(&rs, "RG6")?.out);
     let ratio = rg6.energy_j / van.energy_j;
     let kt = kernel_cpu_ms(rg6) / kernel_cpu_ms(van);
+    let cause = if (0.75..=0.95).contains(&ratio) {
+        String::new()
+    } else {
+        energy_cause(van, kt)
+    };
     Ok(Check {
         check: "9. energy RG6/VAN (CPU + flash energy model, whole run)".into(),
         paper: "Table 3: VAN 24.4 kJ, RG6 21.0 kJ (0.86), second half of the workload".into(),
         simulated: format!(
-            "VAN {:.1} kJ, RG6 {:.1} kJ ({ratio:.3}); mm CPU RG6/VAN {kt:.3} (whole run: no per-half energy record)",
+            "VAN {:.1} kJ, RG6 {:.1} kJ ({ratio:.3}); mm CPU RG6/VAN {kt:.3} (whole run: no per-half energy record){cause}",
             van.energy_j / 1e3,
             rg6.energy_j / 1e3
         ),
         tolerance: "0.75-0.95".into(),
         status: status((0.75..=0.95).contains(&ratio)),
     })
+}
+
+/// What the energy model covers against the paper's whole-device measurement, and the ratio
+/// the measured memory-management saving would give at the paper's share of system time.
+fn energy_cause(van: &Figures, mm_ratio: f64) -> String {
+    let secs = van.simulated as f64 / 1e9;
+    let cpu_j = van.cpu_total_ns as f64 * van.cpu_power_mw * 1e-12;
+    let mm_share = van.mm_cpu_ns as f64 / van.cpu_total_ns.max(1) as f64;
+    // Table 3 / §6.4: 24.4 kJ over the second half of 1,000 launches of ~20 s (~2.8 h).
+    let paper_w = 24.4e3 / (500.0 * 20.0);
+    // Fig. 13: system mode is 46.6% of CPU time.
+    let paper_sys = 0.466;
+    format!(
+        "; the model's energy is CPU busy time at {:.0} mW plus flash I/O (VAN: CPU {:.0} J, of it memory management {:.0}% and the apps' modelled work {:.0}%; flash {:.0} J), an average of {:.3} W over {:.0} s, where the paper measured the whole device on battery (screen, DRAM, GPU, radios, idle CPU: ~{paper_w:.1} W); memory-management energy alone RG6/VAN {mm_ratio:.3}; at the paper's system-mode share of CPU ({:.1}%, Fig. 13) the CPU ratio would be {:.3}, against {:.3} at the model's {:.0}%",
+        van.cpu_power_mw,
+        cpu_j,
+        mm_share * 100.0,
+        van.cpu_app_ns as f64 * 100.0 / van.cpu_total_ns.max(1) as f64,
+        van.energy_j - cpu_j,
+        van.energy_j / secs.max(1e-9),
+        secs,
+        paper_sys * 100.0,
+        diluted_ratio(paper_sys, mm_ratio),
+        diluted_ratio(mm_share, mm_ratio),
+        mm_share * 100.0,
+    )
 }
 
 /// Row 10 (§6.1): the VAN knob. Kernel stacks (order 1, every process start) and other
