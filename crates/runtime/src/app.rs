@@ -258,7 +258,7 @@ impl JavaApp {
         while self.built < until {
             let i = self.built;
             let t = now + cost.main_stall.ns;
-            let nslots = bp.ref_start[i + 1] - bp.ref_start[i];
+            let nslots = bp.nslots(i);
             let (id, c) = self.rt.alloc(
                 t,
                 self.hclass[bp.class[i] as usize],
@@ -632,7 +632,7 @@ fn churn_candidates(bp: &Blueprint) -> Vec<u32> {
     }
     (0..n as u32)
         .filter(|&i| {
-            bp.slots(i).is_empty()
+            bp.nslots(i as usize) == 0
                 && !bp.is_root(i as usize)
                 && incoming[i as usize] == 1
                 && bp.late_count(i) == 1

@@ -31,10 +31,14 @@ pub struct Blueprint {
     pub classes: Vec<ClassInfo>,
     /// Class of each object (index into `classes`).
     pub class: Vec<ClassId>,
-    /// Reference slots (CSR): object `i`'s slots are `refs[ref_start[i]..ref_start[i+1]]`, each a
-    /// blueprint index or [`NULL`].
+    /// Reference slots (CSR) up to each object's last non-null one: object `i`'s are
+    /// `refs[ref_start[i]..ref_start[i+1]]`, each a blueprint index or [`NULL`]; its remaining
+    /// slots, up to [`Self::nslots`], are null. Generated object arrays are mostly empty slots,
+    /// which were 40% of a blueprint's bytes (issue 14).
     pub ref_start: Vec<u32>,
     pub refs: Vec<u32>,
+    /// Number of reference slots of each object (null ones included).
+    nslots: Vec<u32>,
     /// Root objects (blueprint indices, distinct).
     pub roots: Vec<u32>,
     /// Logical offset of each object in [`OBJECT_ALIGNMENT`] units (`n + 1` entries; the last is
@@ -70,8 +74,8 @@ impl Blueprint {
         let mut bp = Blueprint {
             classes,
             class: Vec::with_capacity(n),
+            nslots: Vec::with_capacity(n),
             ref_start: Vec::with_capacity(n + 1),
-            refs: Vec::with_capacity(refs.len()),
             start: Vec::with_capacity(n + 1),
             ..Default::default()
         };
@@ -84,7 +88,10 @@ impl Blueprint {
                 .checked_add(Heap::aligned(size[o]) / OBJECT_ALIGNMENT)
                 .expect("a blueprint's objects total at most MAX_TOTAL_BYTES (HPROF parsing checks)");
             bp.ref_start.push(bp.refs.len() as u32);
-            for &t in &refs[ref_start[o] as usize..ref_start[o + 1] as usize] {
+            let slots = &refs[ref_start[o] as usize..ref_start[o + 1] as usize];
+            bp.nslots.push(slots.len() as u32);
+            let used = slots.iter().rposition(|&t| t != NULL).map_or(0, |k| k + 1);
+            for &t in &slots[..used] {
                 bp.refs.push(if t == NULL { NULL } else { pos[t as usize] });
             }
         }
@@ -169,7 +176,13 @@ impl Blueprint {
         self.is_root[i / 64] >> (i % 64) & 1 != 0
     }
 
-    /// Reference slots of object `i`.
+    /// Number of reference slots of object `i`.
+    #[inline]
+    pub fn nslots(&self, i: usize) -> u32 {
+        self.nslots[i]
+    }
+
+    /// Reference slots of object `i` up to its last non-null one (the rest are null).
     #[inline]
     pub fn slots(&self, i: u32) -> &[u32] {
         &self.refs[self.ref_start[i as usize] as usize..self.ref_start[i as usize + 1] as usize]
@@ -259,8 +272,13 @@ impl Blueprint {
         let hclass = self.register_classes(heap);
         let mut ids = Vec::with_capacity(self.len());
         for i in 0..self.len() {
-            let nrefs = self.ref_start[i + 1] - self.ref_start[i];
-            ids.push(heap.alloc_quiet(now, hclass[self.class[i] as usize], self.size(i), nrefs, backing)?);
+            ids.push(heap.alloc_quiet(
+                now,
+                hclass[self.class[i] as usize],
+                self.size(i),
+                self.nslots[i],
+                backing,
+            )?);
         }
         for i in 0..self.len() {
             for (k, &t) in self.slots(i as u32).iter().enumerate() {

@@ -57,11 +57,12 @@ fn assert_graph(j: &JavaApp) {
         let id = j.id_of(i);
         assert!(h.is_alive(id), "blueprint object {i} is not alive");
         assert_eq!(h.size(id), bp.size(i as usize), "size of object {i}");
-        let want: Vec<u32> = bp
+        let mut want: Vec<u32> = bp
             .slots(i)
             .iter()
             .map(|&t| if t == NULL { NULL } else { j.id_of(t) })
             .collect();
+        want.resize(bp.nslots(i as usize) as usize, NULL);
         assert_eq!(h.refs_of(id), &want[..], "references of object {i}");
     }
     for &r in &bp.roots {
@@ -79,11 +80,12 @@ fn quiet_instantiation_matches_the_blueprint() {
     assert_eq!(ids.len(), bp.len());
     assert_eq!(heap.bytes_allocated, bp.total_bytes());
     for i in 0..bp.len() {
-        let t: Vec<u32> = bp
+        let mut t: Vec<u32> = bp
             .slots(i as u32)
             .iter()
             .map(|&t| if t == NULL { NULL } else { ids[t as usize] })
             .collect();
+        t.resize(bp.nslots(i) as usize, NULL);
         assert_eq!(heap.refs_of(ids[i]), &t[..]);
     }
     // Every object comes after one that references it, or is a root: allocating in order and
