@@ -475,3 +475,33 @@ fn collections_of_one_app_never_overlap() {
         j.rt.collect(10_000_000_001, GcCause::Explicit, full, &mut b, &mut l);
     assert_eq!(c.start, a.start + a.duration_ns);
 }
+
+#[test]
+fn compact_blueprint_keeps_sizes_slots_roots_and_late_links() {
+    use runtime::blueprint::{class, Blueprint};
+    use runtime::heap::ClassKind;
+    // Source objects: 0 -> [NULL, 2, NULL, NULL] (interior and trailing nulls), 1 -> [2, 2] (two
+    // slots to one target), 2 -> [] ; allocated in order 0, 1, 2. Object 2 has two late sources.
+    let bp = Blueprint::from_parts(
+        vec![class("A", ClassKind::Instance)],
+        &[0, 0, 0],
+        &[13, 24, 8],
+        &[0, 4, 6, 6],
+        &[NULL, 2, NULL, NULL, 2, 2],
+        &[0, 1],
+        &[0, 1, 2],
+    );
+    assert_eq!((bp.size(0), bp.size(1), bp.size(2)), (16, 24, 8));
+    assert_eq!((bp.start(1), bp.start(3), bp.total_bytes()), (16, 48, 48));
+    assert_eq!(bp.slots(0), &[NULL, 2]);
+    assert_eq!((bp.nslots(0), bp.nslots(1), bp.nslots(2)), (4, 2, 0));
+    assert!(bp.is_root(0) && bp.is_root(1) && !bp.is_root(2));
+    let late: Vec<(u32, u32)> = bp.late_links(2).collect();
+    assert_eq!(late, vec![(0, 1), (1, 0), (1, 1)]);
+    assert_eq!(bp.late_count(2), 3);
+    assert_eq!(bp.late_count(1), 0);
+    assert_eq!(
+        (bp.object_at(15), bp.object_at(16), bp.objects_below(17)),
+        (0, 1, 2)
+    );
+}
