@@ -171,7 +171,7 @@ impl JavaApp {
         let mut i = 0usize;
         for p in 0..logical_pages {
             let lo = (p as f64 * scale) as u64;
-            while i + 1 < bp.len() && bp.start[i + 1] <= lo {
+            while i + 1 < bp.len() && bp.start(i + 1) <= lo {
                 i += 1;
             }
             page_obj.push(i as u32);
@@ -228,7 +228,7 @@ impl JavaApp {
         if self.built >= self.bp.len() {
             return self.logical_pages;
         }
-        let bytes = self.bp.start[self.built] as f64;
+        let bytes = self.bp.start(self.built) as f64;
         ((bytes / self.scale).ceil() as u32).min(self.logical_pages)
     }
 
@@ -258,11 +258,11 @@ impl JavaApp {
         while self.built < until {
             let i = self.built;
             let t = now + cost.main_stall.ns;
-            let nslots = bp.ref_start[i + 1] - bp.ref_start[i];
+            let nslots = bp.nslots(i);
             let (id, c) = self.rt.alloc(
                 t,
                 self.hclass[bp.class[i] as usize],
-                bp.size[i],
+                bp.size(i),
                 nslots,
                 backing,
                 ledger,
@@ -276,11 +276,11 @@ impl JavaApp {
                     self.rt.heap.set_ref_raw(id, k as u32, self.ids[tg as usize]);
                 }
             }
-            if bp.is_root[i] {
+            if bp.is_root(i) {
                 self.rt.heap.add_root(id);
             }
             // Earlier objects that point here: mutator stores (barrier, remembered set, page touch).
-            for &(s, k) in bp.late_links(i as u32) {
+            for (s, k) in bp.late_links(i as u32) {
                 let src = self.ids[s as usize];
                 // Each store starts after everything the thread waited for before it.
                 let stall = self.rt.write_ref(now + cost.main_stall.ns, src, k, id, backing);
@@ -359,12 +359,14 @@ impl JavaApp {
                 if (i as usize) >= self.built {
                     continue;
                 }
-                let (s, k) = bp.late_links(i)[0];
+                let Some((s, k)) = bp.late_links(i).next() else {
+                    continue;
+                };
                 let src = self.ids[s as usize];
                 // Each operation starts after everything the thread waited for before it.
                 let t = now + cost.main_stall.ns;
                 cost.main_stall.add(self.rt.write_ref(t, src, k, NULL, backing));
-                let size = bp.size[i as usize];
+                let size = bp.size(i as usize);
                 let (id, c) = self.rt.alloc(
                     now + cost.main_stall.ns,
                     self.hclass[bp.class[i as usize] as usize],
@@ -447,7 +449,7 @@ impl JavaApp {
     /// `self.pieces`.
     fn collect_pieces(&mut self, pages: &[u32]) {
         self.pieces.clear();
-        let built_end = self.bp.start[self.built];
+        let built_end = self.bp.start(self.built);
         for &p in pages {
             let lo = (p as f64 * self.scale) as u64;
             let hi = (((p + 1) as f64 * self.scale) as u64).min(built_end);
@@ -475,7 +477,7 @@ impl JavaApp {
         write: bool,
         backing: &mut dyn PageBacking,
     ) -> Stall {
-        let built_end = self.bp.start[self.built];
+        let built_end = self.bp.start(self.built);
         self.memo
             .validate(self.churn_gen, built_end, self.logical_pages, self.scale);
         let mut batch = TouchBatch::new(now, actor);
@@ -630,10 +632,10 @@ fn churn_candidates(bp: &Blueprint) -> Vec<u32> {
     }
     (0..n as u32)
         .filter(|&i| {
-            bp.slots(i).is_empty()
-                && !bp.is_root[i as usize]
+            bp.nslots(i as usize) == 0
+                && !bp.is_root(i as usize)
                 && incoming[i as usize] == 1
-                && bp.late_links(i).len() == 1
+                && bp.late_count(i) == 1
         })
         .collect()
 }

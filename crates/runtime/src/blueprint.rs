@@ -19,8 +19,11 @@
 //! them in order and linking each as it is allocated keeps every allocated object reachable.
 
 use crate::backing::PageBacking;
-use crate::heap::{ClassId, ClassInfo, ClassKind, Heap, HeapError, ObjId, NULL};
+use crate::heap::{ClassId, ClassInfo, ClassKind, Heap, HeapError, ObjId, NULL, OBJECT_ALIGNMENT};
 use engine::Nanos;
+
+/// Most bytes a blueprint's objects may total (its offsets are 32-bit counts of 8-byte units).
+pub const MAX_TOTAL_BYTES: u64 = u32::MAX as u64 * OBJECT_ALIGNMENT as u64;
 
 /// The recipe of a heap (see module docs). Object indices are allocation order.
 #[derive(Debug, Clone, Default)]
@@ -28,22 +31,27 @@ pub struct Blueprint {
     pub classes: Vec<ClassInfo>,
     /// Class of each object (index into `classes`).
     pub class: Vec<ClassId>,
-    /// Size of each object in bytes (aligned as [`Heap::aligned`]).
-    pub size: Vec<u32>,
-    /// Reference slots (CSR): object `i`'s slots are `refs[ref_start[i]..ref_start[i+1]]`, each a
-    /// blueprint index or [`NULL`].
+    /// Reference slots (CSR) up to each object's last non-null one: object `i`'s are
+    /// `refs[ref_start[i]..ref_start[i+1]]`, each a blueprint index or [`NULL`]; its remaining
+    /// slots, up to [`Self::nslots`], are null. Generated object arrays are mostly empty slots,
+    /// which were 40% of a blueprint's bytes (issue 14).
     pub ref_start: Vec<u32>,
     pub refs: Vec<u32>,
+    /// Number of reference slots of each object (null ones included).
+    nslots: Vec<u32>,
     /// Root objects (blueprint indices, distinct).
     pub roots: Vec<u32>,
-    /// Logical byte offset of each object (`n + 1` entries; the last is the total).
-    pub start: Vec<u64>,
-    /// For each object `t`, the slots `(source, slot)` of earlier objects that point to it
-    /// (CSR by `late_start`): they can only be stored once `t` exists.
-    pub late_start: Vec<u32>,
-    pub late: Vec<(u32, u32)>,
-    /// Whether each object is a root (dense, for the allocator).
-    pub is_root: Vec<bool>,
+    /// Logical offset of each object in [`OBJECT_ALIGNMENT`] units (`n + 1` entries; the last is
+    /// the total). Sizes are differences of consecutive starts: one array instead of a byte
+    /// offset and a size per object (issue 14: blueprints were a third of the peak heap).
+    start: Vec<u32>,
+    /// For each object `t`, the earlier objects whose slots point to it, one entry per such
+    /// slot (CSR by `late_start`): they can only be stored once `t` exists. The slot numbers are
+    /// found again in the source's slots ([`Self::late_links`]), which halves the index.
+    late_start: Vec<u32>,
+    late: Vec<u32>,
+    /// Whether each object is a root (bitset, for the allocator).
+    is_root: Vec<u64>,
 }
 
 impl Blueprint {
@@ -66,22 +74,24 @@ impl Blueprint {
         let mut bp = Blueprint {
             classes,
             class: Vec::with_capacity(n),
-            size: Vec::with_capacity(n),
+            nslots: Vec::with_capacity(n),
             ref_start: Vec::with_capacity(n + 1),
-            refs: Vec::with_capacity(refs.len()),
             start: Vec::with_capacity(n + 1),
             ..Default::default()
         };
-        let mut off = 0u64;
+        let mut off = 0u32;
         for &o in order {
             let o = o as usize;
             bp.class.push(class[o]);
-            let s = Heap::aligned(size[o]);
-            bp.size.push(s);
             bp.start.push(off);
-            off += s as u64;
+            off = off
+                .checked_add(Heap::aligned(size[o]) / OBJECT_ALIGNMENT)
+                .expect("a blueprint's objects total at most MAX_TOTAL_BYTES (HPROF parsing checks)");
             bp.ref_start.push(bp.refs.len() as u32);
-            for &t in &refs[ref_start[o] as usize..ref_start[o + 1] as usize] {
+            let slots = &refs[ref_start[o] as usize..ref_start[o + 1] as usize];
+            bp.nslots.push(slots.len() as u32);
+            let used = slots.iter().rposition(|&t| t != NULL).map_or(0, |k| k + 1);
+            for &t in &slots[..used] {
                 bp.refs.push(if t == NULL { NULL } else { pos[t as usize] });
             }
         }
@@ -94,9 +104,9 @@ impl Blueprint {
             .collect();
         roots.sort_unstable();
         roots.dedup();
-        bp.is_root = vec![false; n];
+        bp.is_root = vec![0; n.div_ceil(64)];
         for &r in &roots {
-            bp.is_root[r as usize] = true;
+            bp.is_root[r as usize / 64] |= 1 << (r % 64);
         }
         bp.roots = roots;
         bp.index_late();
@@ -117,11 +127,11 @@ impl Blueprint {
             count[i + 1] += count[i];
         }
         let mut fill = count.clone();
-        let mut late = vec![(0u32, 0u32); count[n] as usize];
+        let mut late = vec![0u32; count[n] as usize];
         for s in 0..n {
-            for (k, &t) in self.slots(s as u32).iter().enumerate() {
+            for &t in self.slots(s as u32) {
                 if t != NULL && t > s as u32 {
-                    late[fill[t as usize] as usize] = (s as u32, k as u32);
+                    late[fill[t as usize] as usize] = s as u32;
                     fill[t as usize] += 1;
                 }
             }
@@ -140,25 +150,76 @@ impl Blueprint {
 
     /// Total bytes of all objects.
     pub fn total_bytes(&self) -> u64 {
-        self.start.last().copied().unwrap_or(0)
+        self.start.last().map_or(0, |&s| Self::bytes(s))
     }
 
-    /// Reference slots of object `i`.
+    #[inline]
+    fn bytes(units: u32) -> u64 {
+        units as u64 * OBJECT_ALIGNMENT as u64
+    }
+
+    /// Logical byte offset of object `i` (`i == len()`: the total).
+    #[inline]
+    pub fn start(&self, i: usize) -> u64 {
+        Self::bytes(self.start[i])
+    }
+
+    /// Size of object `i` in bytes (aligned as [`Heap::aligned`]).
+    #[inline]
+    pub fn size(&self, i: usize) -> u32 {
+        (self.start[i + 1] - self.start[i]) * OBJECT_ALIGNMENT
+    }
+
+    /// Whether object `i` is a root.
+    #[inline]
+    pub fn is_root(&self, i: usize) -> bool {
+        self.is_root[i / 64] >> (i % 64) & 1 != 0
+    }
+
+    /// Number of reference slots of object `i`.
+    #[inline]
+    pub fn nslots(&self, i: usize) -> u32 {
+        self.nslots[i]
+    }
+
+    /// Reference slots of object `i` up to its last non-null one (the rest are null).
     #[inline]
     pub fn slots(&self, i: u32) -> &[u32] {
         &self.refs[self.ref_start[i as usize] as usize..self.ref_start[i as usize + 1] as usize]
     }
 
-    /// Earlier objects' slots that point to `t`.
+    /// Earlier objects' slots `(source, slot)` that point to `t`, by source then slot.
     #[inline]
-    pub fn late_links(&self, t: u32) -> &[(u32, u32)] {
+    pub fn late_links(&self, t: u32) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let srcs = self.late_sources(t);
+        // Entries of one source are adjacent, one per slot: visit each source's slots once.
+        srcs.iter()
+            .enumerate()
+            .filter(move |&(j, &s)| j == 0 || srcs[j - 1] != s)
+            .flat_map(move |(_, &s)| {
+                self.slots(s)
+                    .iter()
+                    .enumerate()
+                    .filter(move |&(_, &x)| x == t)
+                    .map(move |(k, _)| (s, k as u32))
+            })
+    }
+
+    /// Number of earlier objects' slots that point to `t`.
+    #[inline]
+    pub fn late_count(&self, t: u32) -> usize {
+        self.late_sources(t).len()
+    }
+
+    #[inline]
+    fn late_sources(&self, t: u32) -> &[u32] {
         &self.late[self.late_start[t as usize] as usize..self.late_start[t as usize + 1] as usize]
     }
 
     /// Number of objects whose logical start is below `bytes` (the objects to allocate to build
     /// that many bytes of the footprint).
     pub fn objects_below(&self, bytes: u64) -> usize {
-        self.start[..self.len()].partition_point(|&s| s < bytes)
+        self.start[..self.len()].partition_point(|&s| Self::bytes(s) < bytes)
     }
 
     /// Objects overlapping logical bytes `[lo, hi)`, each with the byte range inside the object
@@ -170,7 +231,7 @@ impl Blueprint {
     /// Index of the last object starting at or before logical byte `b` (0 if none).
     pub fn object_at(&self, b: u64) -> usize {
         self.start[..self.len()]
-            .partition_point(|&s| s <= b)
+            .partition_point(|&s| Self::bytes(s) <= b)
             .saturating_sub(1)
     }
 
@@ -181,8 +242,8 @@ impl Blueprint {
             return;
         }
         let mut i = first;
-        while i < self.len() && self.start[i] < hi {
-            let (s, e) = (self.start[i], self.start[i + 1]);
+        while i < self.len() && self.start(i) < hi {
+            let (s, e) = (self.start(i), self.start(i + 1));
             let a = lo.max(s);
             let b = hi.min(e);
             if b > a {
@@ -211,8 +272,13 @@ impl Blueprint {
         let hclass = self.register_classes(heap);
         let mut ids = Vec::with_capacity(self.len());
         for i in 0..self.len() {
-            let nrefs = self.ref_start[i + 1] - self.ref_start[i];
-            ids.push(heap.alloc_quiet(now, hclass[self.class[i] as usize], self.size[i], nrefs, backing)?);
+            ids.push(heap.alloc_quiet(
+                now,
+                hclass[self.class[i] as usize],
+                self.size(i),
+                self.nslots[i],
+                backing,
+            )?);
         }
         for i in 0..self.len() {
             for (k, &t) in self.slots(i as u32).iter().enumerate() {

@@ -191,3 +191,29 @@ fn object_alignment_saturates_instead_of_overflowing() {
     let mut b = runtime::backing::NullBacking::default();
     assert!(heap.alloc_quiet(0, c, u32::MAX, 0, &mut b).is_err());
 }
+
+#[test]
+fn dump_claiming_more_than_a_blueprint_indexes_is_an_error() {
+    // 17 objects whose class claims 2 GiB each total past the blueprint's 32 GiB of offsets: the
+    // parser must refuse the dump (naming it) instead of the blueprint panicking later.
+    let mut h = W::default();
+    h.class(0x100, 0, 0x8000_0000, &[2]);
+    for k in 0..17u32 {
+        h.instance(0x1000 + 16 * k, 0x100, &[0; 4]);
+    }
+    let e = parse(&dump(&h), "huge.hprof")
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("huge.hprof") && e.contains("at most"), "{e}");
+    // 15 such objects (and their class object) still parse, and build a blueprint.
+    let mut h = W::default();
+    h.class(0x100, 0, 0x8000_0000, &[2]);
+    for k in 0..15u32 {
+        h.instance(0x1000 + 16 * k, 0x100, &[0; 4]);
+    }
+    let d = parse(&dump(&h), "big.hprof").unwrap();
+    let bp = d.blueprint();
+    assert!(bp.total_bytes() >= 15 << 31, "{}", bp.total_bytes());
+    assert_eq!((0..bp.len()).filter(|&i| bp.size(i) == 1 << 31).count(), 15);
+}

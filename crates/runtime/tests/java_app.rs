@@ -56,12 +56,13 @@ fn assert_graph(j: &JavaApp) {
     for i in 0..bp.len() as u32 {
         let id = j.id_of(i);
         assert!(h.is_alive(id), "blueprint object {i} is not alive");
-        assert_eq!(h.size(id), bp.size[i as usize], "size of object {i}");
-        let want: Vec<u32> = bp
+        assert_eq!(h.size(id), bp.size(i as usize), "size of object {i}");
+        let mut want: Vec<u32> = bp
             .slots(i)
             .iter()
             .map(|&t| if t == NULL { NULL } else { j.id_of(t) })
             .collect();
+        want.resize(bp.nslots(i as usize) as usize, NULL);
         assert_eq!(h.refs_of(id), &want[..], "references of object {i}");
     }
     for &r in &bp.roots {
@@ -79,11 +80,12 @@ fn quiet_instantiation_matches_the_blueprint() {
     assert_eq!(ids.len(), bp.len());
     assert_eq!(heap.bytes_allocated, bp.total_bytes());
     for i in 0..bp.len() {
-        let t: Vec<u32> = bp
+        let mut t: Vec<u32> = bp
             .slots(i as u32)
             .iter()
             .map(|&t| if t == NULL { NULL } else { ids[t as usize] })
             .collect();
+        t.resize(bp.nslots(i) as usize, NULL);
         assert_eq!(heap.refs_of(ids[i]), &t[..]);
     }
     // Every object comes after one that references it, or is a root: allocating in order and
@@ -91,7 +93,7 @@ fn quiet_instantiation_matches_the_blueprint() {
     let mut referenced = vec![false; bp.len()];
     for i in 0..bp.len() {
         assert!(
-            bp.is_root[i] || referenced[i] || !bp.late_links(i as u32).is_empty(),
+            bp.is_root(i) || referenced[i] || bp.late_count(i as u32) > 0,
             "object {i} unreachable when allocated"
         );
         for &t in bp.slots(i as u32) {
@@ -183,7 +185,7 @@ fn churn_same_replaces_the_same_objects_every_round() {
     spec.footprint = 8 << 20;
     let bp = spec.blueprint();
     // The artifact's byte[4076]: with its header, one page.
-    assert!(bp.size.contains(&4088));
+    assert!((0..bp.len()).any(|i| bp.size(i) == 4088));
     let pages = (bp.total_bytes() / 4096) as u32;
     let params = JavaParams {
         churn_bytes: 1 << 20,
@@ -472,4 +474,34 @@ fn collections_of_one_app_never_overlap() {
     let c =
         j.rt.collect(10_000_000_001, GcCause::Explicit, full, &mut b, &mut l);
     assert_eq!(c.start, a.start + a.duration_ns);
+}
+
+#[test]
+fn compact_blueprint_keeps_sizes_slots_roots_and_late_links() {
+    use runtime::blueprint::{class, Blueprint};
+    use runtime::heap::ClassKind;
+    // Source objects: 0 -> [NULL, 2, NULL, NULL] (interior and trailing nulls), 1 -> [2, 2] (two
+    // slots to one target), 2 -> [] ; allocated in order 0, 1, 2. Object 2 has two late sources.
+    let bp = Blueprint::from_parts(
+        vec![class("A", ClassKind::Instance)],
+        &[0, 0, 0],
+        &[13, 24, 8],
+        &[0, 4, 6, 6],
+        &[NULL, 2, NULL, NULL, 2, 2],
+        &[0, 1],
+        &[0, 1, 2],
+    );
+    assert_eq!((bp.size(0), bp.size(1), bp.size(2)), (16, 24, 8));
+    assert_eq!((bp.start(1), bp.start(3), bp.total_bytes()), (16, 48, 48));
+    assert_eq!(bp.slots(0), &[NULL, 2]);
+    assert_eq!((bp.nslots(0), bp.nslots(1), bp.nslots(2)), (4, 2, 0));
+    assert!(bp.is_root(0) && bp.is_root(1) && !bp.is_root(2));
+    let late: Vec<(u32, u32)> = bp.late_links(2).collect();
+    assert_eq!(late, vec![(0, 1), (1, 0), (1, 1)]);
+    assert_eq!(bp.late_count(2), 3);
+    assert_eq!(bp.late_count(1), 0);
+    assert_eq!(
+        (bp.object_at(15), bp.object_at(16), bp.objects_below(17)),
+        (0, 1, 2)
+    );
 }

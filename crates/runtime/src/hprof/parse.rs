@@ -608,6 +608,20 @@ pub fn parse(buf: &[u8], file: &str) -> Result<Dump, HprofError> {
         }
     }
     ref_start.push(refs.len() as u32);
+    // A blueprint indexes its logical heap in 32 bits of 8-byte units; crafted sizes can claim more.
+    let total: u64 = obj_size
+        .iter()
+        .map(|&s| crate::heap::Heap::aligned(s) as u64)
+        .sum();
+    if total > crate::blueprint::MAX_TOTAL_BYTES {
+        return Err(r.err(
+            0,
+            format!(
+                "objects total {total} bytes; at most {} supported",
+                crate::blueprint::MAX_TOTAL_BYTES
+            ),
+        ));
+    }
     let mut roots = Vec::with_capacity(raw_roots.len());
     let mut unresolved_roots = 0;
     for (id, k) in raw_roots {
