@@ -39,8 +39,11 @@ impl Kernel {
             }
             // An access also ends the page's idle period (page_idle).
             p.flags = (p.flags | flags::ACCESSED | if write { flags::DIRTY } else { 0 }) & !flags::IDLE;
-            if write && p.flags & flags::SWAPCACHE != 0 {
-                self.drop_swap_copy(idx);
+            if write {
+                if p.flags & flags::SWAPCACHE != 0 {
+                    self.drop_swap_copy(idx);
+                }
+                self.note_file_dirtied(now, idx);
             }
             return Ok(Stall::ZERO);
         }
@@ -355,6 +358,9 @@ impl Kernel {
             }
             if q == idx {
                 page.flags |= flags::ACCESSED | if write { flags::DIRTY } else { 0 };
+                if write {
+                    self.note_file_dirtied(now, idx);
+                }
             }
         }
         self.vmstat.pswpin += keep.len() as u64;
