@@ -19,6 +19,8 @@
 //!   and **B2**, the stable background working set, with B1 covering ~95% of B2 (MemSaver §3.3,
 //!   Fig. 7).
 //!
+//! Apps also write their data files ([`writes`]: SQLite databases, `shared_prefs`, caches).
+//!
 //! Profiles are TOML files (`deny_unknown_fields` everywhere); the built-in ones live in
 //! `crates/apps/profiles/` with a source comment on every value. Units are in the field names:
 //! `_mb` is MiB, `_ms` milliseconds, `_seconds`/`_s` seconds; fractions are in [0, 1].
@@ -29,6 +31,7 @@ pub mod access;
 pub mod era;
 mod error;
 mod java_workload;
+pub mod writes;
 pub use device::tomlerr;
 
 use std::collections::BTreeMap;
@@ -40,6 +43,7 @@ pub use access::{AccessModel, AppLayout, Region};
 pub use era::{EraOverride, ANDROID_RELEASES};
 pub use error::AppError;
 pub use java_workload::{LaunchBiasSection, LinkedSection};
+pub use writes::WriteSection;
 
 /// Bytes per page (4 KiB).
 pub const PAGE_SIZE: u64 = 4096;
@@ -87,6 +91,9 @@ pub struct AppProfile {
     /// default 1.0 (the scenario's size, ISMM'15 §6.3's mean over its 22 apps). (0, 100].
     #[serde(default = "one")]
     pub io_buffer_scale: f64,
+    /// `[writes]` (optional): the app's own file writes. Absent: the app writes no file.
+    #[serde(default)]
+    pub writes: WriteSection,
 }
 
 fn one() -> f64 {
@@ -531,6 +538,9 @@ impl AppProfile {
             ));
         }
         v.range("", "io_buffer_scale", self.io_buffer_scale, 0.0, false, 100.0)?;
+        if let Some((key, expected, got)) = self.writes.invalid() {
+            return Err(v.err("writes", key, &expected, &got));
+        }
         let f = &self.footprint;
         v.range("footprint", "anon_mb_start", f.anon_mb_start, 0.0, false, 65536.0)?;
         v.range(
