@@ -603,6 +603,11 @@ impl Kernel {
             let p = self.pt.pages[idx as usize];
             match p.state {
                 PageState::Resident => {
+                    if p.has(flags::DIRTY) && !p.kind.is_anon() {
+                        // The page cache outlives the mapping: its dirty data still reaches flash.
+                        self.flash.write(self.last_now, PAGE_SIZE);
+                        self.vmstat.flusher_written_pages += 1;
+                    }
                     self.writeback_cancel(idx);
                     if p.has(flags::SWAPCACHE) {
                         self.drop_swap_copy(idx);
