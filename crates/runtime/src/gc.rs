@@ -782,6 +782,8 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
     let mut tree_memo = tree_memo;
     if tree_logging {
         tree_memo.record(heap, tree, !opaque, st.refs_scanned);
+    } else if !(full && all) || opaque {
+        tree_memo.invalidate();
     }
     heap.tree_memo = tree_memo;
     heap.mark_stack = stack;

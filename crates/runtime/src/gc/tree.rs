@@ -11,10 +11,12 @@
 //!   fields, in scan order, its id and then the ids its scan marked first, in slot order. If an
 //!   object was visited [`VisitMode::Opaque`](crate::hooks::VisitMode) (not scanned), nothing is
 //!   kept.
-//! - **Re-walked** by the very next collection on the heap when it is a full non-compacting DFS of
-//!   the whole heap with stock hooks and no extra roots that cannot replay its own record, and
-//!   nothing changed what a trace computes since the tree was recorded (graph clock and roots, as
-//!   for replay). It runs the stock loop ([`Tracer::trace_full_stock`]) with each scanned object's
+//! - **Re-walked** by a later collection that is a full non-compacting DFS of the whole heap with
+//!   stock hooks and no extra roots and cannot replay its own record, when nothing changed what a
+//!   trace computes since the tree was recorded (graph clock and roots, as for replay). Full
+//!   collections of the whole heap in between (they move objects and free unreachable ones) leave
+//!   the tree valid; any other collection, or one that left an object unscanned, may have freed
+//!   an object still referenced (a policy's partial collection), and drops it. It runs the stock loop ([`Tracer::trace_full_stock`]) with each scanned object's
 //!   slot loop replaced by the recorded first marks: the same marks, visits, copies and touches in
 //!   the same order (a DFS scans objects in the same order whether a child is pushed bare, pushed
 //!   visited or copied, since an object without reference fields pushes nothing), and the
@@ -22,7 +24,7 @@
 //!   collection is then recorded for replay as a real trace is.
 
 use super::{prefetch, test_and_set, Entry, Tracer, ID_BITS, TOUCH, VISITED};
-use crate::heap::{oflags, Heap, ObjId, REGION_SHIFT};
+use crate::heap::{oflags, Heap, ObjId, NULL, REGION_SHIFT};
 use crate::hooks::{RuntimeHooks, NO_DEPTH};
 
 /// Tree entry tag: the object whose id is in the low bits is scanned; the entries up to the next
@@ -33,8 +35,6 @@ pub(super) const SCANNED: u32 = 1 << 31;
 #[derive(Debug, Clone, Default)]
 pub(crate) struct TreeMemo {
     valid: bool,
-    /// `Heap::epoch` of the collection it describes.
-    epoch: u32,
     graph_clock: u64,
     roots: Vec<ObjId>,
     tree: Vec<u32>,
@@ -44,12 +44,14 @@ pub(crate) struct TreeMemo {
 }
 
 impl TreeMemo {
-    /// Whether the next collection (on `heap`, with `roots`) may re-walk the tree.
+    /// Whether a collection (on `heap`, with `roots`) may re-walk the tree.
     pub(super) fn usable(&self, heap: &Heap, roots: &[ObjId]) -> bool {
-        self.valid
-            && heap.epoch == self.epoch.wrapping_add(1)
-            && heap.graph_clock == self.graph_clock
-            && roots == self.roots
+        self.valid && heap.graph_clock == self.graph_clock && roots == self.roots
+    }
+
+    /// A collection that may have freed a referenced object ran (see the module docs).
+    pub(super) fn invalidate(&mut self) {
+        self.valid = false;
     }
 
     /// A buffer for the tree of a collection that records one (the old tree is dropped).
@@ -61,10 +63,10 @@ impl TreeMemo {
     }
 
     /// Keep `tree`, recorded by the collection that just ran on `heap` (`ok`: no object was
-    /// left unscanned).
+    /// left unscanned). Not with a root that is not a live object (an allocation could reuse its
+    /// id, making it one without a graph change).
     pub(super) fn record(&mut self, heap: &Heap, tree: Vec<u32>, ok: bool, refs_scanned: u64) {
-        self.valid = ok;
-        self.epoch = heap.epoch;
+        self.valid = ok && heap.roots.iter().all(|&r| r == NULL || heap.is_alive(r));
         self.graph_clock = heap.graph_clock;
         self.roots.clone_from(&heap.roots);
         self.tree = tree;
