@@ -192,7 +192,10 @@ fn a_hopeless_wanted_block_falls_back_after_one_bounded_effort() {
     // Each hopeless ask costs at most one round of direct reclaim (none while free memory is
     // above high + gap + 2 << order: `compaction_ready` aborts it, as Linux 3.3+ does).
     let rounds = k.vmstat.allocstall - stalls;
-    assert!(rounds <= 8, "at most one reclaim round per hopeless ask: {rounds}");
+    assert!(
+        rounds <= 8,
+        "at most one reclaim round per hopeless ask: {rounds}"
+    );
     drop(l);
     k.check_invariants().unwrap();
 }

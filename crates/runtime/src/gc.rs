@@ -612,7 +612,9 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
         None => {}
     }
     let replaying = eligible && refusal.is_none();
-    let tree = if tree_logging {
+    // A generic-loop trace that may follow the tree it would record (the graph is unchanged).
+    let following = tree_logging && hooks.never_opaque() && heap.tree_memo.usable(heap, &roots);
+    let tree = if tree_logging && !following {
         heap.tree_memo.take_buffer()
     } else {
         Vec::new()
@@ -700,6 +702,7 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
             }
             t.heap.evac_bits = evac_bits;
         }
+        TraceOrder::Dfs if following => t.follow_tree(&tree_memo, &mut stack),
         TraceOrder::Dfs => {
             while let Some(e) = stack.pop() {
                 if let Some(&a) = stack.last() {
@@ -780,7 +783,10 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
     }
     heap.trace_memo = memo;
     let mut tree_memo = tree_memo;
-    if tree_logging {
+    if following {
+        debug_assert!(!opaque, "never_opaque hooks visited an object Opaque");
+        tree_memo.follows += 1;
+    } else if tree_logging {
         tree_memo.record(heap, tree, !opaque, st.refs_scanned);
     } else if !(full && all) || opaque {
         tree_memo.invalidate();

@@ -973,6 +973,13 @@ impl Heap {
         self.tree_memo.rewalks
     }
 
+    /// Full collections that took the generic loop and followed the marking tree recorded before
+    /// (the graph unchanged, hooks [`crate::hooks::RuntimeHooks::never_opaque`]) instead of the
+    /// reference slots.
+    pub fn tree_follows(&self) -> u64 {
+        self.tree_memo.follows
+    }
+
     /// Full collections traced for real so far, by why they did not replay (all counted, in
     /// [`crate::gc::Refusal::ALL`] order).
     pub fn trace_refusals(&self) -> [(crate::gc::Refusal, u64); crate::gc::Refusal::ALL.len()] {

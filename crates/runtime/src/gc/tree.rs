@@ -22,6 +22,12 @@
 //!   visited or copied, since an object without reference fields pushes nothing), and the
 //!   recorded count of references scanned. Regions, copies and touches are those of now. The
 //!   collection is then recorded for replay as a real trace is.
+//! - **Followed** by a later collection that would record a tree (the generic loop) when the tree
+//!   is usable as above and the hooks never visit an object opaque
+//!   ([`RuntimeHooks::never_opaque`]): the generic loop takes each scanned object's first marks
+//!   from the tree instead of testing its slots, and fetches the records of the objects it will
+//!   visit ahead (the visits of a compaction are its copies, one per object, in tree order). The
+//!   hooks see the same visits in the same order; the tree is kept.
 
 use super::{prefetch, test_and_set, Entry, Tracer, ID_BITS, TOUCH, VISITED};
 use crate::heap::{oflags, Heap, ObjId, NULL, REGION_SHIFT};
@@ -30,6 +36,8 @@ use crate::hooks::{RuntimeHooks, NO_DEPTH};
 /// Tree entry tag: the object whose id is in the low bits is scanned; the entries up to the next
 /// tagged one are the objects its scan marked first.
 pub(super) const SCANNED: u32 = 1 << 31;
+/// How far ahead in the tree a re-walk fetches records (no effect on results).
+const TREE_AHEAD: usize = 24;
 
 /// The marking tree of the last full trace that recorded one (see the module docs).
 #[derive(Debug, Clone, Default)]
@@ -41,6 +49,8 @@ pub(crate) struct TreeMemo {
     refs_scanned: u64,
     /// Collections that re-walked a tree so far.
     pub rewalks: u64,
+    /// Generic-loop collections that followed the tree so far.
+    pub follows: u64,
 }
 
 impl TreeMemo {
@@ -78,6 +88,7 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
     /// The stock loop ([`Self::trace_full_stock`]) over the recorded tree `memo` instead of the
     /// reference slots, from the roots already on `stack`. With `FREE`, nothing is touched in
     /// place; `evac_bits` as for the stock loop (empty: nothing is evacuated).
+    #[inline(never)]
     pub(super) fn rewalk_tree<const FREE: bool>(
         &mut self,
         memo: &TreeMemo,
@@ -118,6 +129,10 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
                 if c & SCANNED != 0 {
                     break;
                 }
+                // The tree says which records come next (scanned objects and leaves popped soon).
+                if let Some(&a) = tree.get(i + TREE_AHEAD) {
+                    prefetch(&self.recs, (a & ID_BITS) as usize);
+                }
                 i += 1;
                 let fresh = test_and_set(&mut self.mark, c);
                 debug_assert!(fresh, "object {c} marked twice");
@@ -133,6 +148,49 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
         }
         assert_eq!(i, tree.len(), "marking tree not consumed");
         self.st.visits += visits;
+        self.st.refs_scanned += memo.refs_scanned;
+    }
+
+    /// The generic DFS loop ([`Self::scan_entry`] over `stack`, from the roots already on it) with
+    /// each scanned object's slot loop replaced by the recorded first marks `memo`, whose records
+    /// are fetched ahead: the hooks see the same visits in the same order.
+    #[inline(never)]
+    pub(super) fn follow_tree(&mut self, memo: &TreeMemo, stack: &mut Vec<Entry>) {
+        let tree = &memo.tree[..];
+        let mut i = 0;
+        while let Some(e) = stack.pop() {
+            if let Some(&a) = stack.last() {
+                prefetch(&self.recs, (a & ID_BITS) as usize);
+            }
+            let o = e & ID_BITS;
+            let rec = self.recs[o as usize];
+            if e & TOUCH != 0 {
+                self.touch_in_place(&rec);
+            }
+            if rec.ref_len == 0 {
+                continue;
+            }
+            assert!(
+                tree.get(i) == Some(&(SCANNED | o)),
+                "marking tree out of step at entry {i} (object {o})"
+            );
+            i += 1;
+            while let Some(&c) = tree.get(i) {
+                if c & SCANNED != 0 {
+                    break;
+                }
+                if let Some(&a) = tree.get(i + TREE_AHEAD) {
+                    prefetch(&self.recs, (a & ID_BITS) as usize);
+                }
+                i += 1;
+                let fresh = test_and_set(&mut self.mark, c);
+                debug_assert!(fresh, "object {c} marked twice");
+                if let Some(p) = self.visit(c, NO_DEPTH) {
+                    stack.push(p);
+                }
+            }
+        }
+        assert_eq!(i, tree.len(), "marking tree not consumed");
         self.st.refs_scanned += memo.refs_scanned;
     }
 
