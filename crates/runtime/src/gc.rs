@@ -87,9 +87,11 @@ use serde::Serialize;
 
 mod replay;
 mod stock;
+mod tree;
 
 pub use replay::Refusal;
 pub(crate) use replay::TraceMemo;
+pub(crate) use tree::TreeMemo;
 
 /// How many mark-queue entries ahead the trace loops prefetch (records twice as far ahead as
 /// their reference slots, which need the record).
@@ -290,6 +292,11 @@ struct Tracer<'a, H: RuntimeHooks + ?Sized> {
     /// Regions the copies took, and whether a copy found none.
     taken: Vec<u32>,
     copy_failed: bool,
+    /// Record this trace's marking tree (module `tree`) into `tree`; `opaque`: an object was not
+    /// scanned (the tree is then not kept).
+    tree_logging: bool,
+    tree: Vec<u32>,
+    opaque: bool,
 }
 
 /// Set `o`'s bit; returns whether it was clear.
@@ -338,6 +345,7 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
         let rec = self.recs[o as usize];
         let view = heap.view_of(o, &rec);
         let mode = self.hooks.visit_mode(&view);
+        self.opaque |= mode == VisitMode::Opaque;
         let large = rec.flags & oflags::LARGE != 0;
         let region = if large { NIL } else { rec.addr >> REGION_SHIFT };
         let young = !large && heap.regions.get(region as usize).is_some_and(|r| r.young);
@@ -484,6 +492,9 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
             }
             scanned += 1;
             if test_and_set(&mut self.mark, c) && self.collected(c) {
+                if self.tree_logging {
+                    self.tree.push(c);
+                }
                 if let Some(p) = self.visit(c, depth) {
                     out.push(p);
                 }
@@ -585,16 +596,39 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
     } else {
         full.then_some(Refusal::Ineligible)
     };
-    if let Some(r) = refusal {
-        heap.trace_memo.refused[r as usize] += 1;
+    // A collection that cannot replay its record may re-walk the marking tree of the one before
+    // (module `tree`); one that takes the generic DFS loop over the whole heap records its tree.
+    let rewalking =
+        eligible && refusal.is_some() && !heap.trace_memo.off && heap.tree_memo.usable(heap, &roots);
+    let tree_logging = full
+        && all
+        && order == TraceOrder::Dfs
+        && extra.is_empty()
+        && !hooks.is_stock()
+        && !heap.trace_memo.off;
+    match refusal {
+        _ if rewalking => heap.tree_memo.rewalks += 1,
+        Some(r) => heap.trace_memo.refused[r as usize] += 1,
+        None => {}
     }
     let replaying = eligible && refusal.is_none();
+    // A generic-loop trace that may follow the tree it would record (the graph is unchanged).
+    let following = tree_logging && hooks.never_opaque() && heap.tree_memo.usable(heap, &roots);
+    let tree = if tree_logging && !following {
+        heap.tree_memo.take_buffer()
+    } else {
+        Vec::new()
+    };
     let mut memo = std::mem::take(&mut heap.trace_memo);
+    let tree_memo = std::mem::take(&mut heap.tree_memo);
     let mut t = Tracer {
         logging: eligible && !replaying,
         log: Vec::new(),
         taken: Vec::new(),
         copy_failed: false,
+        tree_logging,
+        tree,
+        opaque: false,
         recs,
         heap,
         hooks,
@@ -648,26 +682,18 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
     }
     match order {
         _ if replaying => t.replay(&memo),
+        _ if rewalking => {
+            let (evac_bits, _) = t.take_evac_bits();
+            if free {
+                t.rewalk_tree::<true>(&tree_memo, &mut stack, &evac_bits);
+            } else {
+                t.rewalk_tree::<false>(&tree_memo, &mut stack, &evac_bits);
+            }
+            t.heap.evac_bits = evac_bits;
+        }
         // A full GC collects everything and stock hooks need no calls: a specialised loop.
         TraceOrder::Dfs if all && t.hooks.is_stock() => {
-            // The objects of evacuated regions, so the loop can tell at first marking which to copy.
-            let mut evac_bits = std::mem::take(&mut t.heap.evac_bits);
-            evac_bits.clear();
-            let evac = t.regs.iter().any(|m| m.role == ROLE_EVAC);
-            if evac {
-                evac_bits.resize(t.mark.len(), 0);
-                for (r, m) in t.regs.iter().enumerate() {
-                    if m.role != ROLE_EVAC {
-                        continue;
-                    }
-                    for &o in &t.heap.regions[r].objs {
-                        let x = &t.recs[o as usize];
-                        if x.flags & oflags::ALIVE != 0 && (x.addr >> REGION_SHIFT) as usize == r {
-                            evac_bits[o as usize >> 6] |= 1u64 << (o & 63);
-                        }
-                    }
-                }
-            }
+            let (evac_bits, evac) = t.take_evac_bits();
             match (t.backing.touches_are_free(), evac) {
                 (true, false) => t.trace_full_stock::<true, false>(&refs, &mut stack, &evac_bits),
                 (true, true) => t.trace_full_stock::<true, true>(&refs, &mut stack, &evac_bits),
@@ -676,10 +702,14 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
             }
             t.heap.evac_bits = evac_bits;
         }
+        TraceOrder::Dfs if following => t.follow_tree(&tree_memo, &mut stack),
         TraceOrder::Dfs => {
             while let Some(e) = stack.pop() {
                 if let Some(&a) = stack.last() {
                     prefetch(&t.recs, (a & ID_BITS) as usize);
+                }
+                if t.tree_logging {
+                    t.tree_scan(e);
                 }
                 t.scan_entry(&refs, e, NO_DEPTH, &mut stack);
             }
@@ -726,6 +756,8 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
         mut log,
         taken,
         copy_failed,
+        tree,
+        opaque,
         ..
     } = t;
     heap.refs = refs;
@@ -750,6 +782,16 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
         );
     }
     heap.trace_memo = memo;
+    let mut tree_memo = tree_memo;
+    if following {
+        debug_assert!(!opaque, "never_opaque hooks visited an object Opaque");
+        tree_memo.follows += 1;
+    } else if tree_logging {
+        tree_memo.record(heap, tree, !opaque, st.refs_scanned);
+    } else if !(full && all) || opaque {
+        tree_memo.invalidate();
+    }
+    heap.tree_memo = tree_memo;
     heap.mark_stack = stack;
     heap.next_level = next;
     let mut remembered = remembered;

@@ -355,6 +355,8 @@ pub struct Heap {
     pub(crate) graph_clock: u64,
     /// The last full trace's recorded effects, for replay ([`crate::gc`] module `replay`).
     pub(crate) trace_memo: crate::gc::TraceMemo,
+    /// The last recorded marking tree (`gc::tree`).
+    pub(crate) tree_memo: crate::gc::TreeMemo,
     /// A concurrent GC was requested and has not run yet.
     pub gc_pending: bool,
     /// The collector's mark stack and BFS level buffers, kept to reuse their allocations: each
@@ -430,6 +432,7 @@ impl Heap {
             changed: vec![0; nregions as usize + 1],
             graph_clock: 0,
             trace_memo: Default::default(),
+            tree_memo: Default::default(),
             gc_pending: false,
             mark_stack: Vec::new(),
             next_level: Vec::new(),
@@ -964,6 +967,19 @@ impl Heap {
     /// Full collections replayed so far (see [`Self::set_trace_replay`]).
     pub fn trace_replays(&self) -> u64 {
         self.trace_memo.replays
+    }
+
+    /// Full collections that re-walked the marking tree of the collection before (a compaction
+    /// that recorded it, module `gc::tree`) instead of tracing.
+    pub fn tree_rewalks(&self) -> u64 {
+        self.tree_memo.rewalks
+    }
+
+    /// Full collections that took the generic loop and followed the marking tree recorded before
+    /// (the graph unchanged, hooks [`crate::hooks::RuntimeHooks::never_opaque`]) instead of the
+    /// reference slots.
+    pub fn tree_follows(&self) -> u64 {
+        self.tree_memo.follows
     }
 
     /// Full collections traced for real so far, by why they did not replay (all counted, in
