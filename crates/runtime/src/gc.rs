@@ -86,12 +86,18 @@ use kernel::types::NIL;
 use serde::Serialize;
 
 mod replay;
+mod sizing;
 mod stock;
 mod tree;
+mod types;
 
 pub use replay::Refusal;
 pub(crate) use replay::TraceMemo;
+pub(crate) use sizing::restore_stock_target;
+use sizing::set_policy_target;
+pub use sizing::{grow_for_utilization, proposed_kind};
 pub(crate) use tree::TreeMemo;
+pub use types::{GcCause, GcCosts, GcKind, GcState, GcStats};
 
 /// How many mark-queue entries ahead the trace loops prefetch (records twice as far ahead as
 /// their reference slots, which need the record).
@@ -111,122 +117,6 @@ fn prefetch<T>(v: &[T], i: usize) {
     };
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (v, i);
-}
-
-/// Which collection.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum GcKind {
-    /// Young (sticky) generational CC: only regions allocated since the last GC.
-    Sticky,
-    /// Full CC; `compact` forces evacuation of every region (explicit GC, background transition).
-    Full { compact: bool },
-}
-
-impl GcKind {
-    pub fn is_sticky(self) -> bool {
-        matches!(self, GcKind::Sticky)
-    }
-}
-
-/// Why a collection runs (`GcCause`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub enum GcCause {
-    /// Concurrent GC requested by crossing `concurrent_start_bytes` (`kGcCauseBackground`).
-    Background,
-    /// An allocation failed: blocking GC on the allocating thread (`kGcCauseForAlloc`).
-    Alloc,
-    /// `System.gc()` / tests (and collections run directly through [`collect`]).
-    #[default]
-    Explicit,
-    /// Collector transition on moving to the background (`kGcCauseCollectorTransition`).
-    Transition,
-    /// A policy's periodic task ([`RuntimeHooks::next_task`]).
-    Policy,
-}
-
-impl GcCause {
-    /// Lower-case name used in reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            GcCause::Background => "background",
-            GcCause::Alloc => "alloc",
-            GcCause::Explicit => "explicit",
-            GcCause::Transition => "transition",
-            GcCause::Policy => "policy",
-        }
-    }
-}
-
-/// Cost constants (see module docs for sources and reasoning).
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct GcCosts {
-    pub per_visit_ns: f64,
-    pub per_ref_ns: f64,
-    pub per_byte_copied_ns: f64,
-    pub flip_pause_base_ns: f64,
-    pub per_root_pause_ns: f64,
-    pub per_region_ns: f64,
-}
-
-impl Default for GcCosts {
-    fn default() -> Self {
-        Self {
-            per_visit_ns: 60.0,
-            per_ref_ns: 3.0,
-            per_byte_copied_ns: 0.22,
-            flip_pause_base_ns: 150_000.0,
-            per_root_pause_ns: 50.0,
-            per_region_ns: 2_000.0,
-        }
-    }
-}
-
-/// What one collection did.
-#[derive(Debug, Clone, Copy, Default, Serialize)]
-pub struct GcStats {
-    /// Why it ran (set by [`crate::Runtime::collect`]; [`GcCause::Explicit`] through [`collect`]).
-    pub cause: GcCause,
-    pub sticky: bool,
-    pub compacting: bool,
-    pub start: Nanos,
-    /// GC-thread time: CPU + fault stalls.
-    pub duration_ns: Nanos,
-    /// GC CPU charged to the ledger.
-    pub cpu_ns: Nanos,
-    /// Stalls of the GC thread touching pages (faults).
-    pub stall_ns: Nanos,
-    /// Main-thread pause: the flip, plus any stop-the-world pause the policy asked for in
-    /// [`RuntimeHooks::after_gc`].
-    pub pause_ns: Nanos,
-    pub visits: u64,
-    pub refs_scanned: u64,
-    pub objects_copied: u64,
-    pub bytes_copied: u64,
-    pub freed_objects: u64,
-    pub freed_bytes: u64,
-    pub regions_evacuated: u32,
-    pub regions_unevacuated: u32,
-    pub regions_freed: u32,
-    /// Pages passed to the backing's `touch` (after coalescing). Full GCs with stock hooks skip
-    /// touches of objects marked in place when the backing's touches are free
-    /// ([`PageBacking::touches_are_free`]), so this undercounts on such a backing.
-    pub pages_touched: u64,
-    pub bytes_allocated_after: u64,
-    pub target_footprint_after: u64,
-}
-
-/// Collector state kept across GCs (`Heap::next_gc_type_` and throughput statistics).
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct GcState {
-    pub next_sticky: bool,
-    pub full_count: u64,
-    pub sticky_count: u64,
-    /// Sum of freed bytes / durations of full GCs (for ART's mean throughput).
-    pub full_freed_bytes: u64,
-    pub full_duration_ns: u64,
-    pub total_cpu_ns: u64,
-    pub total_pause_ns: u64,
-    pub total_visits: u64,
 }
 
 const ROLE_NONE: u8 = 0;
@@ -924,77 +814,4 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
         st.target_footprint_after = heap.target_footprint;
     }
     st
-}
-
-/// Apply a policy's target footprint ([`AfterGc::target_footprint`]) after the stock sizing of
-/// this GC, keeping the stock target and trigger to restore at the next state change.
-fn set_policy_target(heap: &mut Heap, target: u64) {
-    let stock = (heap.target_footprint, heap.concurrent_start_bytes);
-    heap.stock_target = Some(stock);
-    let used = heap.bytes_allocated;
-    let target = target.min(heap.config.growth_limit).max(used);
-    heap.target_footprint = target;
-    heap.concurrent_start_bytes = target.saturating_sub(heap.concurrent_remaining).max(used);
-}
-
-/// The app changed state: a policy's target footprint lapses and the stock target of the last GC
-/// is back in force.
-pub(crate) fn restore_stock_target(heap: &mut Heap) {
-    if let Some((target, trigger)) = heap.stock_target.take() {
-        heap.target_footprint = target;
-        heap.concurrent_start_bytes = trigger;
-    }
-}
-
-/// `Heap::GrowForUtilization` (see module docs) and the next-GC-type decision.
-pub fn grow_for_utilization(heap: &mut Heap, kind: GcKind, st: &GcStats, now: Nanos) {
-    heap.stock_target = None;
-    let c = &heap.config;
-    let used = heap.bytes_allocated;
-    let mult = heap.growth_multiplier();
-    let adj_max = (c.max_free as f64 * mult) as u64;
-    // ART: throughput = freed bytes * 1000 / (duration_ms + 1).
-    let throughput = |freed: u64, dur_ns: u64| freed as f64 * 1000.0 / (dur_ns as f64 / 1e6 + 1.0);
-    let target = if !kind.is_sticky() {
-        let delta = (used as f64 * (1.0 / c.target_utilization - 1.0)) as u64;
-        let grow = delta.clamp(c.min_free, c.max_free);
-        heap.gc.next_sticky = c.generational;
-        heap.gc.full_count += 1;
-        heap.gc.full_freed_bytes += st.freed_bytes;
-        heap.gc.full_duration_ns += st.duration_ns;
-        used + (grow as f64 * mult) as u64
-    } else {
-        heap.gc.sticky_count += 1;
-        let sticky_tp = throughput(st.freed_bytes, st.duration_ns) * 0.5;
-        let full_tp = throughput(heap.gc.full_freed_bytes, heap.gc.full_duration_ns);
-        // ART also requires `bytes_allocated <= concurrent_start_bytes_` (for a concurrent GC), so
-        // sticky GCs that leave the heap above the trigger are followed by a full one.
-        heap.gc.next_sticky =
-            heap.gc.full_count > 0 && sticky_tp >= full_tp && used <= heap.concurrent_start_bytes;
-        if used + adj_max < heap.target_footprint {
-            used + adj_max
-        } else {
-            used.max(heap.target_footprint)
-        }
-    };
-    heap.target_footprint = target.min(heap.config.growth_limit);
-    // Allocation rate since the previous GC, times this GC's duration.
-    let since = now.saturating_sub(heap.last_gc_end).max(1);
-    let rate = heap.bytes_since_gc as f64 / (since as f64 / 1e9);
-    let remaining = ((rate * st.duration_ns as f64 / 1e9) as u64).clamp(128 << 10, 512 << 10);
-    heap.concurrent_remaining = remaining;
-    heap.concurrent_start_bytes = if remaining > heap.target_footprint {
-        used
-    } else {
-        (heap.target_footprint - remaining).max(used)
-    };
-}
-
-/// ART's choice of collector for a background (concurrent) or allocation GC.
-pub fn proposed_kind(heap: &Heap) -> GcKind {
-    if heap.config.generational && heap.gc.next_sticky {
-        GcKind::Sticky
-    } else {
-        GcKind::Full { compact: false }
-    }
 }
