@@ -120,22 +120,8 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
             if rec.ref_len == 0 {
                 continue;
             }
-            assert!(
-                tree.get(i) == Some(&(SCANNED | o)),
-                "marking tree out of step at entry {i} (object {o})"
-            );
-            i += 1;
-            while let Some(&c) = tree.get(i) {
-                if c & SCANNED != 0 {
-                    break;
-                }
-                // The tree says which records come next (scanned objects and leaves popped soon).
-                if let Some(&a) = tree.get(i + TREE_AHEAD) {
-                    prefetch(&self.recs, (a & ID_BITS) as usize);
-                }
-                i += 1;
-                let fresh = test_and_set(&mut self.mark, c);
-                debug_assert!(fresh, "object {c} marked twice");
+            enter_scan(tree, &mut i, o);
+            while let Some(c) = self.next_first_mark(tree, &mut i) {
                 let w = evac_bits.get(c as usize >> 6).copied().unwrap_or(0);
                 if w & 1u64 << (c & 63) != 0 {
                     if let Some(p) = self.visit(c, NO_DEPTH) {
@@ -170,21 +156,8 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
             if rec.ref_len == 0 {
                 continue;
             }
-            assert!(
-                tree.get(i) == Some(&(SCANNED | o)),
-                "marking tree out of step at entry {i} (object {o})"
-            );
-            i += 1;
-            while let Some(&c) = tree.get(i) {
-                if c & SCANNED != 0 {
-                    break;
-                }
-                if let Some(&a) = tree.get(i + TREE_AHEAD) {
-                    prefetch(&self.recs, (a & ID_BITS) as usize);
-                }
-                i += 1;
-                let fresh = test_and_set(&mut self.mark, c);
-                debug_assert!(fresh, "object {c} marked twice");
+            enter_scan(tree, &mut i, o);
+            while let Some(c) = self.next_first_mark(tree, &mut i) {
                 if let Some(p) = self.visit(c, NO_DEPTH) {
                     stack.push(p);
                 }
@@ -192,6 +165,24 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
         }
         assert_eq!(i, tree.len(), "marking tree not consumed");
         self.st.refs_scanned += memo.refs_scanned;
+    }
+
+    /// The next object the scanned object marked first, now marked here (its record and the
+    /// records of the entries [`TREE_AHEAD`] further are prefetched: the tree says which records
+    /// come next); `None` at the next scan entry or the tree's end.
+    #[inline(always)]
+    fn next_first_mark(&mut self, tree: &[u32], i: &mut usize) -> Option<ObjId> {
+        let &c = tree.get(*i)?;
+        if c & SCANNED != 0 {
+            return None;
+        }
+        if let Some(&a) = tree.get(*i + TREE_AHEAD) {
+            prefetch(&self.recs, (a & ID_BITS) as usize);
+        }
+        *i += 1;
+        let fresh = test_and_set(&mut self.mark, c);
+        debug_assert!(fresh, "object {c} marked twice");
+        Some(c)
     }
 
     /// Tree recording: `e`'s object is about to be scanned.
@@ -202,4 +193,16 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
             self.tree.push(SCANNED | o);
         }
     }
+}
+
+/// The tree entry at `*i` must be the scan of `o` (the walk is in step with the record); step
+/// past it.
+#[inline(always)]
+fn enter_scan(tree: &[u32], i: &mut usize, o: ObjId) {
+    assert!(
+        tree.get(*i) == Some(&(SCANNED | o)),
+        "marking tree out of step at entry {} (object {o})",
+        *i
+    );
+    *i += 1;
 }
