@@ -197,11 +197,11 @@ fn ablation_adds_one_unified_row_per_part_switch() {
             "android",
             "unified",
             "unified(ariadne.enabled=true)",
-            "unified(fleet.enabled=false)",
+            "unified(fleet.enabled=true)",
             "unified(memsaver.enabled=false)",
             "unified(regions.enabled=false)",
         ]
     );
     let html = std::fs::read_to_string(d.join("r/index.html")).unwrap();
-    assert!(html.contains("unified(fleet.enabled=false)"));
+    assert!(html.contains("unified(fleet.enabled=true)"));
 }

@@ -13,7 +13,7 @@
 //! Shrinkers chain like framework hooks: every claiming part's shrinkers are registered, in part
 //! order (Linux runs every registered shrinker).
 
-use crate::params::{ParamSpec, Params};
+use crate::params::{ParamSpec, ParamValue, Params};
 use crate::{Policy, PolicyParts, SwapOverrides};
 use device::DeviceProfile;
 use engine::Stall;
@@ -204,6 +204,8 @@ pub struct Part {
     pub optional: bool,
     /// The switch's default (an optional part may be off unless asked for).
     pub enabled_by_default: bool,
+    /// Part parameters whose default the composition changes: (key, value, why).
+    pub defaults: Vec<(&'static str, ParamValue, &'static str)>,
 }
 
 impl Part {
@@ -219,6 +221,7 @@ impl Part {
             fallback: Seams::NONE,
             optional: false,
             enabled_by_default: true,
+            defaults: Vec::new(),
         }
     }
     /// Also `fallback`, when no earlier part supplied those seams.
@@ -229,6 +232,17 @@ impl Part {
     /// Can be switched off with `<part>.enabled = false`.
     pub fn optional(mut self) -> Self {
         self.optional = true;
+        self
+    }
+    /// Give the part's parameter `key` another default inside this composition (`why` becomes
+    /// its source). Panics on a key the part does not declare: a composition bug.
+    pub fn default_param(mut self, key: &'static str, value: ParamValue, why: &'static str) -> Self {
+        assert!(
+            self.policy.params().iter().any(|s| s.name == key),
+            "{} has no parameter {key}",
+            self.policy.name()
+        );
+        self.defaults.push((key, value, why));
         self
     }
     /// Off unless `<part>.enabled = true`.
@@ -269,6 +283,10 @@ impl Policy for Composed {
                         .source("composition switch")
                 });
                 on.into_iter().chain(part.policy.params()).map(move |mut s| {
+                    if let Some((_, v, why)) = part.defaults.iter().find(|d| d.0 == s.name) {
+                        s.default = v.clone();
+                        s.source = why;
+                    }
                     s.name = format!("{prefix}.{}", s.name);
                     s
                 })

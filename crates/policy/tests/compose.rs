@@ -389,3 +389,23 @@ fn parts_give_only_the_seams_taken_and_fallbacks_yield_to_earlier_parts() {
         "stock zram filled in"
     );
 }
+
+#[test]
+fn a_composition_can_change_a_parts_parameter_default_and_an_override_still_wins() {
+    let c = Composed {
+        name: "test-unified",
+        description: "test",
+        parts: vec![Part::all(Box::new(Knobs)).default_param(
+            "D",
+            ParamValue::Int(5),
+            "test: measured in the composition",
+        )],
+    };
+    let spec = c.params().into_iter().find(|s| s.name == "test-knobs.D").unwrap();
+    assert_eq!(spec.default, ParamValue::Int(5));
+    assert_eq!(spec.source, "test: measured in the composition");
+    let p = resolve_params(&c, &[]).unwrap();
+    assert_eq!(p.sub("test-knobs").int("D"), 5);
+    let p = resolve_params(&c, &[("test-knobs.D".into(), ParamValue::Int(2))]).unwrap();
+    assert_eq!(p.sub("test-knobs").int("D"), 2);
+}

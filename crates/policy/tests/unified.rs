@@ -1,5 +1,6 @@
 //! `unified`: each seam comes from the part its module doc names, every part can be switched on or
-//! off, and with Ariadne off reclaim and the swap devices come from the fallbacks.
+//! off (Fleet and Ariadne are off by default), and the swap devices and reclaim come from the
+//! fallbacks when Ariadne is off.
 
 use device::DeviceProfile;
 use hotlaunch_policy::{resolve_params, ParamValue, Policy, Seams};
@@ -26,26 +27,40 @@ fn claims_with(off: &[&str], on: &[&str]) -> (Seams, usize) {
 
 #[test]
 fn every_part_supplies_its_seams() {
-    // Default (Ariadne off): Fleet's reclaim and a part's stock zram, no fault hook.
-    let base = Seams::SWAP_BACKENDS | Seams::RECLAIM | Seams::PLACEMENT | Seams::FRAMEWORK | Seams::RUNTIME;
+    // Default (Fleet and Ariadne off): MemSaver's and regions' framework hooks, regions'
+    // placement, a part's stock zram; reclaim, runtime and faults are stock.
+    let base = Seams::SWAP_BACKENDS | Seams::PLACEMENT | Seams::FRAMEWORK;
     assert_eq!(claims(&[]), (base, 1));
-    // With Ariadne: its fault hook (PreDecomp) too; its reclaim and zram replace the fallbacks.
-    let (c, backends) = claims_with(&[], &["ariadne"]);
-    assert_eq!(c, base | Seams::FAULT);
+    // With Fleet: its runtime, and its reclaim as the fallback nobody else supplies.
+    let (c, _) = claims_with(&[], &["fleet"]);
+    assert_eq!(c, base | Seams::RUNTIME | Seams::RECLAIM);
+    // With Ariadne too: its fault hook (PreDecomp); its reclaim and zram replace the fallbacks.
+    let (c, backends) = claims_with(&[], &["ariadne", "fleet"]);
+    assert_eq!(c, base | Seams::RUNTIME | Seams::RECLAIM | Seams::FAULT);
     assert!(backends >= 1);
 }
 
 #[test]
 fn ablations_drop_exactly_their_parts_seams() {
-    // Without Fleet the runtime is stock.
-    assert!(!claims(&["fleet"]).0.contains(Seams::RUNTIME));
     // Without regions placement is stock.
     assert!(!claims(&["regions"]).0.contains(Seams::PLACEMENT));
-    // Without Fleet and Ariadne nobody decides reclaim.
-    assert!(!claims(&["fleet"]).0.contains(Seams::RECLAIM));
+    // Fleet alone on top keeps the runtime; without it the runtime is stock.
+    assert!(claims_with(&["memsaver", "regions"], &["fleet"])
+        .0
+        .contains(Seams::RUNTIME));
+    assert!(!claims(&[]).0.contains(Seams::RUNTIME));
     // Everything off is stock Android (stock zram filled in).
-    let (c, backends) = claims(&["fleet", "memsaver", "regions"]);
+    let (c, backends) = claims(&["memsaver", "regions"]);
     assert_eq!((c, backends), (Seams::NONE, 1));
+}
+
+#[test]
+fn regions_take_no_region_effort_inside_unified_unless_asked() {
+    let u = hotlaunch_policy::unified::unified();
+    let p = resolve_params(&u, &[]).unwrap();
+    assert!(!p.sub("regions").bool("region_effort"));
+    let p = resolve_params(&u, &[("regions.region_effort".into(), ParamValue::Bool(true))]).unwrap();
+    assert!(p.sub("regions").bool("region_effort"));
 }
 
 #[test]

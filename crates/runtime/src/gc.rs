@@ -86,10 +86,18 @@ use kernel::types::NIL;
 use serde::Serialize;
 
 mod replay;
+mod sizing;
 mod stock;
+mod tree;
+mod types;
 
 pub use replay::Refusal;
 pub(crate) use replay::TraceMemo;
+pub(crate) use sizing::restore_stock_target;
+use sizing::set_policy_target;
+pub use sizing::{grow_for_utilization, proposed_kind};
+pub(crate) use tree::TreeMemo;
+pub use types::{GcCause, GcCosts, GcKind, GcState, GcStats};
 
 /// How many mark-queue entries ahead the trace loops prefetch (records twice as far ahead as
 /// their reference slots, which need the record).
@@ -109,122 +117,6 @@ fn prefetch<T>(v: &[T], i: usize) {
     };
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (v, i);
-}
-
-/// Which collection.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum GcKind {
-    /// Young (sticky) generational CC: only regions allocated since the last GC.
-    Sticky,
-    /// Full CC; `compact` forces evacuation of every region (explicit GC, background transition).
-    Full { compact: bool },
-}
-
-impl GcKind {
-    pub fn is_sticky(self) -> bool {
-        matches!(self, GcKind::Sticky)
-    }
-}
-
-/// Why a collection runs (`GcCause`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub enum GcCause {
-    /// Concurrent GC requested by crossing `concurrent_start_bytes` (`kGcCauseBackground`).
-    Background,
-    /// An allocation failed: blocking GC on the allocating thread (`kGcCauseForAlloc`).
-    Alloc,
-    /// `System.gc()` / tests (and collections run directly through [`collect`]).
-    #[default]
-    Explicit,
-    /// Collector transition on moving to the background (`kGcCauseCollectorTransition`).
-    Transition,
-    /// A policy's periodic task ([`RuntimeHooks::next_task`]).
-    Policy,
-}
-
-impl GcCause {
-    /// Lower-case name used in reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            GcCause::Background => "background",
-            GcCause::Alloc => "alloc",
-            GcCause::Explicit => "explicit",
-            GcCause::Transition => "transition",
-            GcCause::Policy => "policy",
-        }
-    }
-}
-
-/// Cost constants (see module docs for sources and reasoning).
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct GcCosts {
-    pub per_visit_ns: f64,
-    pub per_ref_ns: f64,
-    pub per_byte_copied_ns: f64,
-    pub flip_pause_base_ns: f64,
-    pub per_root_pause_ns: f64,
-    pub per_region_ns: f64,
-}
-
-impl Default for GcCosts {
-    fn default() -> Self {
-        Self {
-            per_visit_ns: 60.0,
-            per_ref_ns: 3.0,
-            per_byte_copied_ns: 0.22,
-            flip_pause_base_ns: 150_000.0,
-            per_root_pause_ns: 50.0,
-            per_region_ns: 2_000.0,
-        }
-    }
-}
-
-/// What one collection did.
-#[derive(Debug, Clone, Copy, Default, Serialize)]
-pub struct GcStats {
-    /// Why it ran (set by [`crate::Runtime::collect`]; [`GcCause::Explicit`] through [`collect`]).
-    pub cause: GcCause,
-    pub sticky: bool,
-    pub compacting: bool,
-    pub start: Nanos,
-    /// GC-thread time: CPU + fault stalls.
-    pub duration_ns: Nanos,
-    /// GC CPU charged to the ledger.
-    pub cpu_ns: Nanos,
-    /// Stalls of the GC thread touching pages (faults).
-    pub stall_ns: Nanos,
-    /// Main-thread pause: the flip, plus any stop-the-world pause the policy asked for in
-    /// [`RuntimeHooks::after_gc`].
-    pub pause_ns: Nanos,
-    pub visits: u64,
-    pub refs_scanned: u64,
-    pub objects_copied: u64,
-    pub bytes_copied: u64,
-    pub freed_objects: u64,
-    pub freed_bytes: u64,
-    pub regions_evacuated: u32,
-    pub regions_unevacuated: u32,
-    pub regions_freed: u32,
-    /// Pages passed to the backing's `touch` (after coalescing). Full GCs with stock hooks skip
-    /// touches of objects marked in place when the backing's touches are free
-    /// ([`PageBacking::touches_are_free`]), so this undercounts on such a backing.
-    pub pages_touched: u64,
-    pub bytes_allocated_after: u64,
-    pub target_footprint_after: u64,
-}
-
-/// Collector state kept across GCs (`Heap::next_gc_type_` and throughput statistics).
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct GcState {
-    pub next_sticky: bool,
-    pub full_count: u64,
-    pub sticky_count: u64,
-    /// Sum of freed bytes / durations of full GCs (for ART's mean throughput).
-    pub full_freed_bytes: u64,
-    pub full_duration_ns: u64,
-    pub total_cpu_ns: u64,
-    pub total_pause_ns: u64,
-    pub total_visits: u64,
 }
 
 const ROLE_NONE: u8 = 0;
@@ -290,6 +182,11 @@ struct Tracer<'a, H: RuntimeHooks + ?Sized> {
     /// Regions the copies took, and whether a copy found none.
     taken: Vec<u32>,
     copy_failed: bool,
+    /// Record this trace's marking tree (module `tree`) into `tree`; `opaque`: an object was not
+    /// scanned (the tree is then not kept).
+    tree_logging: bool,
+    tree: Vec<u32>,
+    opaque: bool,
 }
 
 /// Set `o`'s bit; returns whether it was clear.
@@ -338,6 +235,7 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
         let rec = self.recs[o as usize];
         let view = heap.view_of(o, &rec);
         let mode = self.hooks.visit_mode(&view);
+        self.opaque |= mode == VisitMode::Opaque;
         let large = rec.flags & oflags::LARGE != 0;
         let region = if large { NIL } else { rec.addr >> REGION_SHIFT };
         let young = !large && heap.regions.get(region as usize).is_some_and(|r| r.young);
@@ -484,6 +382,9 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
             }
             scanned += 1;
             if test_and_set(&mut self.mark, c) && self.collected(c) {
+                if self.tree_logging {
+                    self.tree.push(c);
+                }
                 if let Some(p) = self.visit(c, depth) {
                     out.push(p);
                 }
@@ -585,16 +486,39 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
     } else {
         full.then_some(Refusal::Ineligible)
     };
-    if let Some(r) = refusal {
-        heap.trace_memo.refused[r as usize] += 1;
+    // A collection that cannot replay its record may re-walk the marking tree of the one before
+    // (module `tree`); one that takes the generic DFS loop over the whole heap records its tree.
+    let rewalking =
+        eligible && refusal.is_some() && !heap.trace_memo.off && heap.tree_memo.usable(heap, &roots);
+    let tree_logging = full
+        && all
+        && order == TraceOrder::Dfs
+        && extra.is_empty()
+        && !hooks.is_stock()
+        && !heap.trace_memo.off;
+    match refusal {
+        _ if rewalking => heap.tree_memo.rewalks += 1,
+        Some(r) => heap.trace_memo.refused[r as usize] += 1,
+        None => {}
     }
     let replaying = eligible && refusal.is_none();
+    // A generic-loop trace that may follow the tree it would record (the graph is unchanged).
+    let following = tree_logging && hooks.never_opaque() && heap.tree_memo.usable(heap, &roots);
+    let tree = if tree_logging && !following {
+        heap.tree_memo.take_buffer()
+    } else {
+        Vec::new()
+    };
     let mut memo = std::mem::take(&mut heap.trace_memo);
+    let tree_memo = std::mem::take(&mut heap.tree_memo);
     let mut t = Tracer {
         logging: eligible && !replaying,
         log: Vec::new(),
         taken: Vec::new(),
         copy_failed: false,
+        tree_logging,
+        tree,
+        opaque: false,
         recs,
         heap,
         hooks,
@@ -648,26 +572,18 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
     }
     match order {
         _ if replaying => t.replay(&memo),
+        _ if rewalking => {
+            let (evac_bits, _) = t.take_evac_bits();
+            if free {
+                t.rewalk_tree::<true>(&tree_memo, &mut stack, &evac_bits);
+            } else {
+                t.rewalk_tree::<false>(&tree_memo, &mut stack, &evac_bits);
+            }
+            t.heap.evac_bits = evac_bits;
+        }
         // A full GC collects everything and stock hooks need no calls: a specialised loop.
         TraceOrder::Dfs if all && t.hooks.is_stock() => {
-            // The objects of evacuated regions, so the loop can tell at first marking which to copy.
-            let mut evac_bits = std::mem::take(&mut t.heap.evac_bits);
-            evac_bits.clear();
-            let evac = t.regs.iter().any(|m| m.role == ROLE_EVAC);
-            if evac {
-                evac_bits.resize(t.mark.len(), 0);
-                for (r, m) in t.regs.iter().enumerate() {
-                    if m.role != ROLE_EVAC {
-                        continue;
-                    }
-                    for &o in &t.heap.regions[r].objs {
-                        let x = &t.recs[o as usize];
-                        if x.flags & oflags::ALIVE != 0 && (x.addr >> REGION_SHIFT) as usize == r {
-                            evac_bits[o as usize >> 6] |= 1u64 << (o & 63);
-                        }
-                    }
-                }
-            }
+            let (evac_bits, evac) = t.take_evac_bits();
             match (t.backing.touches_are_free(), evac) {
                 (true, false) => t.trace_full_stock::<true, false>(&refs, &mut stack, &evac_bits),
                 (true, true) => t.trace_full_stock::<true, true>(&refs, &mut stack, &evac_bits),
@@ -676,10 +592,14 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
             }
             t.heap.evac_bits = evac_bits;
         }
+        TraceOrder::Dfs if following => t.follow_tree(&tree_memo, &mut stack),
         TraceOrder::Dfs => {
             while let Some(e) = stack.pop() {
                 if let Some(&a) = stack.last() {
                     prefetch(&t.recs, (a & ID_BITS) as usize);
+                }
+                if t.tree_logging {
+                    t.tree_scan(e);
                 }
                 t.scan_entry(&refs, e, NO_DEPTH, &mut stack);
             }
@@ -726,6 +646,8 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
         mut log,
         taken,
         copy_failed,
+        tree,
+        opaque,
         ..
     } = t;
     heap.refs = refs;
@@ -750,6 +672,16 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
         );
     }
     heap.trace_memo = memo;
+    let mut tree_memo = tree_memo;
+    if following {
+        debug_assert!(!opaque, "never_opaque hooks visited an object Opaque");
+        tree_memo.follows += 1;
+    } else if tree_logging {
+        tree_memo.record(heap, tree, !opaque, st.refs_scanned);
+    } else if !(full && all) || opaque {
+        tree_memo.invalidate();
+    }
+    heap.tree_memo = tree_memo;
     heap.mark_stack = stack;
     heap.next_level = next;
     let mut remembered = remembered;
@@ -882,77 +814,4 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
         st.target_footprint_after = heap.target_footprint;
     }
     st
-}
-
-/// Apply a policy's target footprint ([`AfterGc::target_footprint`]) after the stock sizing of
-/// this GC, keeping the stock target and trigger to restore at the next state change.
-fn set_policy_target(heap: &mut Heap, target: u64) {
-    let stock = (heap.target_footprint, heap.concurrent_start_bytes);
-    heap.stock_target = Some(stock);
-    let used = heap.bytes_allocated;
-    let target = target.min(heap.config.growth_limit).max(used);
-    heap.target_footprint = target;
-    heap.concurrent_start_bytes = target.saturating_sub(heap.concurrent_remaining).max(used);
-}
-
-/// The app changed state: a policy's target footprint lapses and the stock target of the last GC
-/// is back in force.
-pub(crate) fn restore_stock_target(heap: &mut Heap) {
-    if let Some((target, trigger)) = heap.stock_target.take() {
-        heap.target_footprint = target;
-        heap.concurrent_start_bytes = trigger;
-    }
-}
-
-/// `Heap::GrowForUtilization` (see module docs) and the next-GC-type decision.
-pub fn grow_for_utilization(heap: &mut Heap, kind: GcKind, st: &GcStats, now: Nanos) {
-    heap.stock_target = None;
-    let c = &heap.config;
-    let used = heap.bytes_allocated;
-    let mult = heap.growth_multiplier();
-    let adj_max = (c.max_free as f64 * mult) as u64;
-    // ART: throughput = freed bytes * 1000 / (duration_ms + 1).
-    let throughput = |freed: u64, dur_ns: u64| freed as f64 * 1000.0 / (dur_ns as f64 / 1e6 + 1.0);
-    let target = if !kind.is_sticky() {
-        let delta = (used as f64 * (1.0 / c.target_utilization - 1.0)) as u64;
-        let grow = delta.clamp(c.min_free, c.max_free);
-        heap.gc.next_sticky = c.generational;
-        heap.gc.full_count += 1;
-        heap.gc.full_freed_bytes += st.freed_bytes;
-        heap.gc.full_duration_ns += st.duration_ns;
-        used + (grow as f64 * mult) as u64
-    } else {
-        heap.gc.sticky_count += 1;
-        let sticky_tp = throughput(st.freed_bytes, st.duration_ns) * 0.5;
-        let full_tp = throughput(heap.gc.full_freed_bytes, heap.gc.full_duration_ns);
-        // ART also requires `bytes_allocated <= concurrent_start_bytes_` (for a concurrent GC), so
-        // sticky GCs that leave the heap above the trigger are followed by a full one.
-        heap.gc.next_sticky =
-            heap.gc.full_count > 0 && sticky_tp >= full_tp && used <= heap.concurrent_start_bytes;
-        if used + adj_max < heap.target_footprint {
-            used + adj_max
-        } else {
-            used.max(heap.target_footprint)
-        }
-    };
-    heap.target_footprint = target.min(heap.config.growth_limit);
-    // Allocation rate since the previous GC, times this GC's duration.
-    let since = now.saturating_sub(heap.last_gc_end).max(1);
-    let rate = heap.bytes_since_gc as f64 / (since as f64 / 1e9);
-    let remaining = ((rate * st.duration_ns as f64 / 1e9) as u64).clamp(128 << 10, 512 << 10);
-    heap.concurrent_remaining = remaining;
-    heap.concurrent_start_bytes = if remaining > heap.target_footprint {
-        used
-    } else {
-        (heap.target_footprint - remaining).max(used)
-    };
-}
-
-/// ART's choice of collector for a background (concurrent) or allocation GC.
-pub fn proposed_kind(heap: &Heap) -> GcKind {
-    if heap.config.generational && heap.gc.next_sticky {
-        GcKind::Sticky
-    } else {
-        GcKind::Full { compact: false }
-    }
 }

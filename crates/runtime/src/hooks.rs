@@ -345,6 +345,13 @@ pub trait RuntimeHooks {
     fn bookmark_mask(&self) -> Meta {
         0
     }
+
+    /// Whether [`Self::visit_mode`] never answers [`VisitMode::Opaque`] in a full GC of the whole
+    /// heap, so such a GC taking the generic loop may follow a recorded marking tree instead of
+    /// the reference slots (module `gc::tree`; same effects). Default `false`.
+    fn never_opaque(&self) -> bool {
+        false
+    }
 }
 
 /// Stock ART: all defaults.

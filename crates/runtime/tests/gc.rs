@@ -10,6 +10,10 @@ use runtime::hooks::{RuntimeHooks, StockArt, TraceOrder};
 use runtime::{GcCause, Runtime, Span};
 use std::collections::BTreeMap;
 
+mod common;
+
+use common::*;
+
 use runtime::gc::collect_standalone as collect;
 
 /// Reachable objects from the roots, each with its (class, size) and its references as indices in
@@ -46,23 +50,6 @@ fn canonical(heap: &Heap) -> Vec<(u32, u32, Vec<Option<u32>>)> {
             (heap.class(o), heap.size(o), refs)
         })
         .collect()
-}
-
-fn small_heap_on(seed: u64, bytes: u64, backing: &mut dyn runtime::PageBacking) -> Heap {
-    let mut heap = Heap::new(
-        7,
-        HeapConfig {
-            growth_limit: 256 << 20,
-            ..HeapConfig::default()
-        },
-    );
-    let spec = GraphSpec {
-        bytes,
-        ..GraphSpec::default()
-    };
-    let mut rng = RngStreams::new(seed).stream("test", 0);
-    generate(&mut heap, &spec, &mut rng, 0, backing).unwrap();
-    heap
 }
 
 fn small_heap(seed: u64, bytes: u64) -> Heap {
@@ -370,74 +357,10 @@ fn generator_depth_profile_and_determinism() {
     assert_eq!(near as u64, a.live_objects, "generated heap is fully reachable");
 }
 
-/// A backing that logs every call, in order (to compare two collectors' effects exactly).
-#[derive(Default)]
-struct Recorder {
-    next: u32,
-    log: Vec<(u8, u32, u32, bool)>,
-}
-
-impl runtime::PageBacking for Recorder {
-    fn map_heap(&mut self, _pid: kernel::types::Pid, pages: u32) -> Result<u32, String> {
-        let first = self.next;
-        self.next += pages;
-        Ok(first)
-    }
-    fn unmap(&mut self, _pid: kernel::types::Pid, first: u32, pages: u32) {
-        self.log.push((1, first, pages, false));
-    }
-    fn touch(&mut self, _now: u64, _actor: Actor, first: u32, n: u32, write: bool) -> engine::Stall {
-        self.log.push((0, first, n, write));
-        engine::Stall::ZERO
-    }
-    fn advise(
-        &mut self,
-        _now: u64,
-        _actor: Actor,
-        _first: u32,
-        _n: u32,
-        _advice: kernel::types::Advice,
-    ) -> engine::Stall {
-        engine::Stall::ZERO
-    }
-    fn release(&mut self, _now: u64, _actor: Actor, first: u32, n: u32) {
-        self.log.push((2, first, n, false));
-    }
-}
-
 /// Stock ART's behaviour without claiming it, so the collector takes its generic (hook-calling)
 /// trace loop.
 struct GenericStock;
 impl RuntimeHooks for GenericStock {}
-
-/// A policy that bookmarks objects with metadata bit [`BOOKMARK`] (their pages are not touched
-/// when marked in place, as Marvin's stubs), claiming the specialised loop or not.
-struct Bookmarking {
-    claim: bool,
-}
-const BOOKMARK: runtime::heap::Meta = 1 << 3;
-impl RuntimeHooks for Bookmarking {
-    fn visit_mode(&mut self, obj: &runtime::heap::ObjView) -> runtime::hooks::VisitMode {
-        if obj.meta & BOOKMARK != 0 {
-            runtime::hooks::VisitMode::Bookmarked
-        } else {
-            runtime::hooks::VisitMode::Normal
-        }
-    }
-    fn is_stock(&self) -> bool {
-        self.claim
-    }
-    fn bookmark_mask(&self) -> runtime::heap::Meta {
-        BOOKMARK
-    }
-}
-
-/// Set [`BOOKMARK`] on every 4th live object.
-fn bookmark_some(heap: &mut Heap) {
-    for o in (0..heap.recs.len()).step_by(4) {
-        heap.recs[o].meta |= BOOKMARK;
-    }
-}
 
 /// Three full GCs (evacuating a fresh heap; mixed after new allocation and dropped roots;
 /// compacting): statistics, every object's address and every page operation, in order.
@@ -673,184 +596,4 @@ fn dalvik_keeps_freed_heap_pages_until_the_idle_trim_and_art_releases_them_at_gc
     assert!(bd.released_pages >= 400 && dvm.trimmed_pages == bd.released_pages);
     assert!(dvm.trim_due.is_none() && dvm.next_due().is_none());
     assert!(resident(&bd) <= resident(&ba) + 8);
-}
-
-/// What changes the heap between the third and the fourth of [`repeated_full_gc_effects`]'s
-/// collections.
-#[derive(Clone, Copy, PartialEq, Debug)]
-enum Between {
-    /// Only unreachable allocations: the trace's result is unchanged.
-    Garbage,
-    /// A mutator reference store (clears a reachable object's non-null slot).
-    WriteRef,
-    /// A root is dropped.
-    Root,
-}
-
-/// Five full non-compacting GCs of one heap, with garbage allocated before each and `between`
-/// before the fourth (the first GC copies the fresh heap, so the second cannot replay it): per GC its statistics, every object's address and every page operation in
-/// order, and the number of replayed traces so far. `replay`: trace replay on.
-fn repeated_full_gc_effects(
-    hooks: &mut dyn RuntimeHooks,
-    replay: bool,
-    between: Between,
-) -> Vec<(String, u64)> {
-    let mut b = Recorder::default();
-    let mut heap = small_heap_on(11, 6 << 20, &mut b);
-    heap.set_trace_replay(replay);
-    bookmark_some(&mut heap);
-    let proto = heap.roots[0];
-    let (class, size, nrefs) = (heap.class(proto), heap.size(proto), heap.refs_of(proto).len());
-    let mut out = Vec::new();
-    for i in 0..5 {
-        if i == 3 {
-            match between {
-                Between::Garbage => {}
-                Between::WriteRef => {
-                    let (src, slot) = (0..heap.recs.len() as u32)
-                        .filter(|&o| heap.is_alive(o) && heap.is_marked(o))
-                        .find_map(|o| {
-                            let s = heap.refs_of(o).iter().position(|&c| c != NULL)?;
-                            Some((o, s as u32))
-                        })
-                        .expect("a marked object with a reference");
-                    runtime::access::write_ref(
-                        &mut heap,
-                        hooks,
-                        0,
-                        Actor::AppMain(7),
-                        src,
-                        slot,
-                        NULL,
-                        &mut b,
-                    );
-                }
-                Between::Root => {
-                    let r = heap.roots[heap.roots.len() / 2];
-                    assert!(heap.remove_root(r));
-                }
-            }
-        }
-        for _ in 0..200 {
-            heap.alloc(0, Actor::AppMain(7), class, size, nrefs as u32, &mut b)
-                .unwrap();
-        }
-        b.log.clear();
-        let st = collect(
-            &mut heap,
-            hooks,
-            GcKind::Full { compact: false },
-            0,
-            &mut b,
-            &mut CpuLedger::default(),
-            &GcCosts::default(),
-        );
-        let addrs: Vec<(bool, u32)> = (0..heap.recs.len() as u32)
-            .map(|o| (heap.is_alive(o), heap.addr(o)))
-            .collect();
-        let marks: Vec<bool> = (0..heap.recs.len() as u32).map(|o| heap.is_marked(o)).collect();
-        out.push((
-            format!("{st:?}\n{addrs:?}\n{marks:?}\n{:?}", b.log),
-            heap.trace_replays(),
-        ));
-    }
-    out
-}
-
-/// Compare [`repeated_full_gc_effects`] with replay on and off; returns the replay counts after
-/// each GC with replay on.
-fn replay_matches_real_traces(hooks: &mut dyn RuntimeHooks, between: Between) -> Vec<u64> {
-    let on = repeated_full_gc_effects(hooks, true, between);
-    let off = repeated_full_gc_effects(hooks, false, between);
-    // The third GC (replayed when unchanged) both copies and marks in place.
-    let third = &off[2].0;
-    assert!(!third.contains("objects_copied: 0,") && !third.contains("regions_unevacuated: 0,"));
-    for (i, ((a, _), (b, n))) in on.iter().zip(&off).enumerate() {
-        assert!(
-            a == b,
-            "{between:?}: GC {i}: the replayed and the real trace differ"
-        );
-        assert_eq!(*n, 0, "replay off never replays");
-    }
-    on.iter().map(|x| x.1).collect()
-}
-
-/// A full GC of a heap whose live graph has not changed since the last full GC (only garbage was
-/// allocated) replays that trace, with exactly the real trace's effects: statistics, addresses,
-/// marks and page operations in order, through copies and in-place marks, stock and bookmarking.
-#[test]
-fn replayed_full_trace_has_the_real_traces_effects() {
-    for hooks in [
-        &mut StockArt as &mut dyn RuntimeHooks,
-        &mut Bookmarking { claim: true },
-    ] {
-        let n = replay_matches_real_traces(hooks, Between::Garbage);
-        assert_eq!(n[..2], [0, 0]);
-        assert_eq!(n[2..], [1, 2, 3], "unchanged heaps replay");
-    }
-}
-
-/// A reference store or a root change since the recorded trace prevents its replay; the effects
-/// stay the real trace's.
-#[test]
-fn reference_store_or_root_change_prevents_replay() {
-    for between in [Between::WriteRef, Between::Root] {
-        let n = replay_matches_real_traces(&mut StockArt, between);
-        assert_eq!(n, [0, 0, 1, 1, 2], "{between:?}: no replay just after the change");
-    }
-}
-
-/// Every full GC traced for real is counted by why it did not replay (`Heap::trace_refusals`):
-/// no recorded trace yet, a copy into a region that is not evacuated now (the first GC copied the
-/// fresh heap), a compacting GC (not recordable), a collection in between, a reference store.
-#[test]
-fn refused_replays_are_counted_by_reason() {
-    let mut b = Recorder::default();
-    let mut heap = small_heap_on(11, 6 << 20, &mut b);
-    let mut refusals = Vec::new();
-    for step in 0..6 {
-        if step == 5 {
-            let o = heap.roots[0];
-            let slot = heap.refs_of(o).len() as u32 - 1;
-            heap.set_ref_raw(o, slot, NULL);
-        }
-        let compact = step == 3;
-        collect(
-            &mut heap,
-            &mut StockArt,
-            GcKind::Full { compact },
-            0,
-            &mut b,
-            &mut CpuLedger::default(),
-            &GcCosts::default(),
-        );
-        let now: Vec<u64> = heap.trace_refusals().iter().map(|x| x.1).collect();
-        refusals.push(now);
-    }
-    let names: Vec<&str> = heap.trace_refusals().iter().map(|x| x.0.name()).collect();
-    let got: Vec<Vec<u64>> = refusals;
-    // Columns: ineligible, no_record, collection_between, graph_changed, setup, regions.
-    assert_eq!(
-        names,
-        [
-            "ineligible",
-            "no_record",
-            "collection_between",
-            "graph_changed",
-            "setup",
-            "regions"
-        ]
-    );
-    assert_eq!(
-        got,
-        [
-            [0, 1, 0, 0, 0, 0],
-            [0, 1, 0, 0, 0, 1],
-            [0, 1, 0, 0, 0, 1],
-            [1, 1, 0, 0, 0, 1],
-            [1, 1, 1, 0, 0, 1],
-            [1, 1, 1, 1, 0, 1],
-        ]
-    );
-    assert_eq!(heap.trace_replays(), 1, "the third GC replays");
 }

@@ -193,6 +193,11 @@ impl RuntimeHooks for MarvinRuntime {
         STUB
     }
 
+    /// Stubs are bookmarked, never opaque.
+    fn never_opaque(&self) -> bool {
+        true
+    }
+
     #[inline(always)]
     fn on_alloc(&mut self, obj: &ObjView, _meta: &mut Meta) {
         // Allocation writes the object (it is initialised).

@@ -5,9 +5,9 @@
 //! | part | seams taken | what it contributes |
 //! |---|---|---|
 //! | [`ariadne`] (HPCA'25), **off by default** (`ariadne.enabled = true`) | swap devices, reclaim, fault, framework | hot/warm/cold lists (HotnessOrg), chunk size by hotness (AdaptiveComp), pre-decompression (PreDecomp) |
-//! | [`fleet`] (ASPLOS'24) | runtime, framework; reclaim and swap devices as fallbacks (taken while Ariadne is off) | grouping GC and background-object GC (no GC faults a background heap back in), COLD_RUNTIME page-out of cold regions, HOT_RUNTIME launch regions kept until last-resort reclaim |
+//! | [`fleet`] (ASPLOS'24), **off by default** (`fleet.enabled = true`) | runtime, framework; reclaim and swap devices as fallbacks (taken while Ariadne is off) | grouping GC and background-object GC (no GC faults a background heap back in), COLD_RUNTIME page-out of cold regions, HOT_RUNTIME launch regions kept until last-resort reclaim |
 //! | [`memsaver`] (ICPE'24) | framework; swap devices as a fallback | per-context hot-launch set H + transition working set B1 kept, the rest of a background app (native, file and Java pages) paged out at the end of its transition |
-//! | [`regions`] (ISMM'15) | placement, framework; swap devices as a fallback | region domains and special domains for physical memory (I/O buffers from whole regions) |
+//! | [`regions`] (ISMM'15), `region_effort = false` | placement, framework; swap devices as a fallback | region domains and special domains for physical memory (I/O buffers from whole regions) |
 //!
 //! **Conflicts and how they are resolved**
 //! - *Swap devices*: every technique builds stock zram except Ariadne, whose zram has the
@@ -30,36 +30,49 @@
 //!   page out what the app will not need; MemSaver keeps H ∪ B1, which covers Fleet's launch
 //!   regions.
 //!
-//! **Why Ariadne is off by default** (measured, see the table): on top of MemSaver's page-out,
-//! Ariadne's part lowered the mean number of cached apps (8.90 → 7.86) and raised the median hot
-//! launch (256 → 271 ms) in every configuration tried (HotnessOrg on or off, with or without
-//! PreDecomp, EHL or AL). MemSaver already pages the cold part of a background app out at its
-//! transition end, so HotnessOrg's cold-first order finds little left to order, while its 16 KiB
-//! cold chunks make every later fault on a cold page decompress four pages (3× the pages swapped
-//! in). The part stays in the composition, switchable, so the comparison can re-measure it on
-//! each scenario.
+//! **Defaults, chosen by measurement** (`hotlaunch compare default --seeds 3 --ablation`, plus
+//! the variants below with `--param`; Pixel 3 default day, 300 launches, seeds 1–3; means with
+//! the 95% intervals of the compare JSON in brackets; `regions.region_effort = false` in every
+//! row with regions except the `regions` row itself):
 //!
-//! Ablation (80-launch day of the default scenario, Pixel 3, seed 1, one run each, stock model
-//! before the issue-12 recalibration; `hotlaunch run` on the scenario with these variants):
-//!
-//! | configuration | hot p50 ms | hot p90 ms | cached mean | mm CPU s | pages swapped in |
+//! | configuration | hot p90 ms | hot p50 ms | cached mean | mm CPU s | kills |
 //! |---|---|---|---|---|---|
-//! | android | 155 | 642 | 8.41 | 28.1 | 297 k |
-//! | fleet | 159 | 618 | 8.41 | 30.0 | 378 k |
-//! | ariadne | 214 | 582 | 7.85 | 23.5 | 63 k |
-//! | memsaver | 253 | 505 | 8.95 | 36.1 | 634 k |
-//! | regions | 155 | 643 | 8.41 | 28.3 | 297 k |
-//! | marvin | 547 | 1453 | 8.11 | 94.6 | 669 k |
-//! | all four parts | 271 | 580 | 7.86 | 47.6 | 911 k |
-//! | − ariadne (**default**) | 256 | 504 | 8.90 | 44.5 | 887 k |
-//! | − fleet | 262 | 569 | 7.86 | 38.5 | 620 k |
-//! | − memsaver | 185 | 589 | 7.85 | 29.7 | 162 k |
-//! | − regions | 271 | 581 | 7.86 | 44.1 | 914 k |
-//! | all, ariadne without HotnessOrg | 260 | 534 | 8.32 | 50.1 | 1033 k |
-//! | all, ariadne AdaptiveComp only | 272 | 492 | 8.01 | 49.6 | 999 k |
+//! | android | 520 [289, 751] | 136 | 12.52 | 111.1 | 18.3 |
+//! | fleet | 591 [391, 791] | 150 | 12.73 | 119.7 | 18.7 |
+//! | memsaver | 406 [182, 630] | 193 | 13.36 | 118.9 | 15.0 |
+//! | ariadne | 408 [380, 436] | 218 | 13.65 | 131.0 | 13.7 |
+//! | regions (`region_effort = true`) | 312 [202, 422] | 130 | 10.14 | 361.0 | 37.3 |
+//! | all four parts | 408 [397, 419] | 222 | 13.63 | 194.6 | 12.0 |
+//! | fleet + memsaver + regions | 500 [231, 769] | 209 | 13.64 | 162.8 | 12.3 |
+//! | ariadne + memsaver + regions | 416 [386, 446] | 224 | 13.60 | 150.1 | 12.0 |
+//! | ariadne + memsaver | 401 [367, 435] | 221 | 13.40 | 138.5 | 14.3 |
+//! | fleet + memsaver | 434 [27, 840] | 204 | 13.30 | 150.8 | 15.0 |
+//! | fleet + regions | 602 [188, 1016] | 159 | 12.59 | 129.5 | 18.7 |
+//! | **memsaver + regions (default)** | 425 [285, 565] | 196 | 13.78 | 125.8 | 13.0 |
 //!
-//! One seed cannot separate the default from MemSaver alone (p90 504 vs 505 ms, 8.90 vs 8.95
-//! apps): `hotlaunch compare` with several seeds gives the intervals.
+//! - *Fleet is off by default*: on this workload it lengthens the tail (fleet alone 591 vs
+//!   android 520 ms; adding it to memsaver + regions: 425 → 500 ms) and adds ~37 s of CPU. Its
+//!   grouping GC and background-object GCs run 6.6× as many collections as stock (22,730 vs
+//!   3,457 on seed 1) and double the GC fault stall (19.8 vs 10.5 s): with MemSaver paging the
+//!   background app out at its transition end, Fleet's collections fault pages back in.
+//! - *Ariadne is off by default*: on top of MemSaver it changes no figure significantly (p90
+//!   401–416 vs 406–425 ms, cached 13.4–13.6 vs 13.4–13.8) and costs 12–20% more CPU; both
+//!   act on the same pages (MemSaver pages the cold part out at the transition end, HotnessOrg
+//!   orders what is left cold-first).
+//! - *Regions take `region_effort = false`*: on a zram phone memory stays near full, so with the
+//!   effort almost every region request runs direct compaction and a reclaim round (seed 1:
+//!   1.3 M region requests, 102,539 compaction stalls, 372 s of compaction CPU, 29 kills, cold
+//!   p90 9.1 s). Without it a request that finds no free order-`order` block takes a single
+//!   page, as the paper's stray pages do; the region allocator still hands I/O buffers whole
+//!   regions when apps die.
+//! - **The issue-21 target is not met on this workload**: no composition beats MemSaver or
+//!   Ariadne alone on p90 hot launch by a significant margin; every p90 difference among
+//!   memsaver, ariadne and the compositions containing MemSaver is inside the intervals.
+//!   `regions` alone has the lowest p90 only because it keeps 3.5 fewer apps cached (37 kills):
+//!   fewer deeply swapped apps relaunch hot. The techniques overlap instead of adding up:
+//!   MemSaver, Ariadne and Fleet's COLD hint all decide the same thing (which background pages
+//!   leave DRAM first), and Fleet's GC-side gain needs the background heap to stay untouched,
+//!   which MemSaver's page-out undoes.
 //!
 //! **Ablations**: every part is optional (`[policy.unified] fleet.enabled = false`, or
 //! `--param unified.fleet.enabled=false`); all part parameters are available as
@@ -68,13 +81,13 @@
 //! ablation table with paired differences from `unified` over the seeds.
 
 use crate::compose::{Composed, Part, Seams};
-use crate::{ariadne, fleet, memsaver, regions, FromDefault};
+use crate::{ariadne, fleet, memsaver, regions, FromDefault, ParamValue};
 
 /// The `unified` policy (see the module doc).
 pub fn unified() -> Composed {
     Composed {
         name: "unified",
-        description: "Fleet's background-object GC + MemSaver's context-aware page-out + ISMM'15 regions (+ Ariadne's hotness-aware zram, off by default), composed",
+        description: "MemSaver's context-aware page-out + ISMM'15 regions (+ Fleet's background-object GC and Ariadne's hotness-aware zram, off by default), composed",
         parts: vec![
             Part::all(Box::new(ariadne::Ariadne::default())).off_by_default(),
             Part::taking(
@@ -82,12 +95,17 @@ pub fn unified() -> Composed {
                 Seams::RUNTIME | Seams::FRAMEWORK,
             )
             .or_else(Seams::RECLAIM | Seams::SWAP_BACKENDS)
-            .optional(),
+            .off_by_default(),
             Part::taking(Box::new(memsaver::MemSaver::default()), Seams::FRAMEWORK)
                 .or_else(Seams::SWAP_BACKENDS)
                 .optional(),
             Part::taking(Box::new(regions::Regions), Seams::PLACEMENT | Seams::FRAMEWORK)
                 .or_else(Seams::SWAP_BACKENDS)
+                .default_param(
+                    "region_effort",
+                    ParamValue::Bool(false),
+                    "unified module doc: with the effort a zram phone compacts on almost every region request",
+                )
                 .optional(),
         ],
     }

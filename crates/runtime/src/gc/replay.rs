@@ -22,7 +22,9 @@
 //!   then stands for the recorded one at the next collection.
 //!
 //! Each full collection traced for real is counted by why it was not replayed ([`Refusal`],
-//! `Heap::trace_refusals`).
+//! `Heap::trace_refusals`). One that cannot replay but follows a collection that recorded its
+//! marking tree re-walks that tree instead (module `tree`, `Heap::tree_rewalks`; not counted as
+//! a refusal).
 //!
 //! Objects allocated since the recorded trace are unreachable (reaching them needs a reference
 //! store or a root), so the marked set is the recorded one. A recorded trace in which a copy

@@ -1,7 +1,7 @@
 //! The specialised trace loop of full DFS collections with stock hooks (see the [`super`] docs,
 //! step 3): same order and effects as the generic loop, without hook calls.
 
-use super::{Entry, Tracer, ID_BITS, TOUCH, VISITED};
+use super::{Entry, Tracer, ID_BITS, ROLE_EVAC, TOUCH, VISITED};
 use crate::heap::{oflags, ObjId, NULL, REGION_SHIFT};
 use crate::hooks::{RuntimeHooks, NO_DEPTH};
 
@@ -100,6 +100,30 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
         stack.clear();
         self.st.visits += visits;
         self.st.refs_scanned += scanned;
+    }
+
+    /// The objects of evacuated regions as a bitmap over ids (the heap's buffer, to hand back to
+    /// `Heap::evac_bits`), so a stock loop can tell at first marking which to copy; and whether
+    /// any region is evacuated (else the bitmap is empty).
+    pub(super) fn take_evac_bits(&mut self) -> (Vec<u64>, bool) {
+        let mut evac_bits = std::mem::take(&mut self.heap.evac_bits);
+        evac_bits.clear();
+        let evac = self.regs.iter().any(|m| m.role == ROLE_EVAC);
+        if evac {
+            evac_bits.resize(self.mark.len(), 0);
+            for (r, m) in self.regs.iter().enumerate() {
+                if m.role != ROLE_EVAC {
+                    continue;
+                }
+                for &o in &self.heap.regions[r].objs {
+                    let x = &self.recs[o as usize];
+                    if x.flags & oflags::ALIVE != 0 && (x.addr >> REGION_SHIFT) as usize == r {
+                        evac_bits[o as usize >> 6] |= 1u64 << (o & 63);
+                    }
+                }
+            }
+        }
+        (evac_bits, evac)
     }
 
     /// [`Self::visit`] out of line (copies and large objects in [`Self::trace_full_stock`]), so the

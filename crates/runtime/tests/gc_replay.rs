@@ -1,0 +1,325 @@
+//! Replay of recorded full traces and re-walks of recorded marking trees (`gc::replay`,
+//! `gc::tree`): same effects as real traces.
+
+mod common;
+
+use common::*;
+use engine::{Actor, CpuLedger};
+use runtime::gc::collect_standalone as collect;
+use runtime::gc::{GcCosts, GcKind};
+use runtime::heap::{Meta, ObjView, NULL};
+use runtime::hooks::{RuntimeHooks, StockArt, VisitMode};
+
+/// What changes the heap between the third and the fourth of [`repeated_full_gc_effects`]'s
+/// collections.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Between {
+    /// Only unreachable allocations: the trace's result is unchanged.
+    Garbage,
+    /// A mutator reference store (clears a reachable object's non-null slot).
+    WriteRef,
+    /// A root is dropped.
+    Root,
+}
+
+/// Five full non-compacting GCs of one heap, with garbage allocated before each and `between`
+/// before the fourth (the first GC copies the fresh heap, so the second cannot replay it): per GC its statistics, every object's address and every page operation in
+/// order, and the number of replayed traces so far. `replay`: trace replay on.
+fn repeated_full_gc_effects(
+    hooks: &mut dyn RuntimeHooks,
+    replay: bool,
+    between: Between,
+) -> Vec<(String, u64)> {
+    let mut b = Recorder::default();
+    let mut heap = small_heap_on(11, 6 << 20, &mut b);
+    heap.set_trace_replay(replay);
+    bookmark_some(&mut heap);
+    let proto = heap.roots[0];
+    let (class, size, nrefs) = (heap.class(proto), heap.size(proto), heap.refs_of(proto).len());
+    let mut out = Vec::new();
+    for i in 0..5 {
+        if i == 3 {
+            match between {
+                Between::Garbage => {}
+                Between::WriteRef => {
+                    let (src, slot) = (0..heap.recs.len() as u32)
+                        .filter(|&o| heap.is_alive(o) && heap.is_marked(o))
+                        .find_map(|o| {
+                            let s = heap.refs_of(o).iter().position(|&c| c != NULL)?;
+                            Some((o, s as u32))
+                        })
+                        .expect("a marked object with a reference");
+                    runtime::access::write_ref(
+                        &mut heap,
+                        hooks,
+                        0,
+                        Actor::AppMain(7),
+                        src,
+                        slot,
+                        NULL,
+                        &mut b,
+                    );
+                }
+                Between::Root => {
+                    let r = heap.roots[heap.roots.len() / 2];
+                    assert!(heap.remove_root(r));
+                }
+            }
+        }
+        for _ in 0..200 {
+            heap.alloc(0, Actor::AppMain(7), class, size, nrefs as u32, &mut b)
+                .unwrap();
+        }
+        b.log.clear();
+        let st = collect(
+            &mut heap,
+            hooks,
+            GcKind::Full { compact: false },
+            0,
+            &mut b,
+            &mut CpuLedger::default(),
+            &GcCosts::default(),
+        );
+        let addrs: Vec<(bool, u32)> = (0..heap.recs.len() as u32)
+            .map(|o| (heap.is_alive(o), heap.addr(o)))
+            .collect();
+        let marks: Vec<bool> = (0..heap.recs.len() as u32).map(|o| heap.is_marked(o)).collect();
+        out.push((
+            format!("{st:?}\n{addrs:?}\n{marks:?}\n{:?}", b.log),
+            heap.trace_replays(),
+        ));
+    }
+    out
+}
+
+/// Compare [`repeated_full_gc_effects`] with replay on and off; returns the replay counts after
+/// each GC with replay on.
+fn replay_matches_real_traces(hooks: &mut dyn RuntimeHooks, between: Between) -> Vec<u64> {
+    let on = repeated_full_gc_effects(hooks, true, between);
+    let off = repeated_full_gc_effects(hooks, false, between);
+    // The third GC (replayed when unchanged) both copies and marks in place.
+    let third = &off[2].0;
+    assert!(!third.contains("objects_copied: 0,") && !third.contains("regions_unevacuated: 0,"));
+    for (i, ((a, _), (b, n))) in on.iter().zip(&off).enumerate() {
+        assert!(
+            a == b,
+            "{between:?}: GC {i}: the replayed and the real trace differ"
+        );
+        assert_eq!(*n, 0, "replay off never replays");
+    }
+    on.iter().map(|x| x.1).collect()
+}
+
+/// A full GC of a heap whose live graph has not changed since the last full GC (only garbage was
+/// allocated) replays that trace, with exactly the real trace's effects: statistics, addresses,
+/// marks and page operations in order, through copies and in-place marks, stock and bookmarking.
+#[test]
+fn replayed_full_trace_has_the_real_traces_effects() {
+    for hooks in [
+        &mut StockArt as &mut dyn RuntimeHooks,
+        &mut Bookmarking { claim: true },
+    ] {
+        let n = replay_matches_real_traces(hooks, Between::Garbage);
+        assert_eq!(n[..2], [0, 0]);
+        assert_eq!(n[2..], [1, 2, 3], "unchanged heaps replay");
+    }
+}
+
+/// A reference store or a root change since the recorded trace prevents its replay; the effects
+/// stay the real trace's.
+#[test]
+fn reference_store_or_root_change_prevents_replay() {
+    for between in [Between::WriteRef, Between::Root] {
+        let n = replay_matches_real_traces(&mut StockArt, between);
+        assert_eq!(n, [0, 0, 1, 1, 2], "{between:?}: no replay just after the change");
+    }
+}
+
+/// Every full GC traced for real is counted by why it did not replay (`Heap::trace_refusals`):
+/// no recorded trace yet, a copy into a region that is not evacuated now (the first GC copied the
+/// fresh heap), a compacting GC (not recordable), a collection in between, a reference store.
+#[test]
+fn refused_replays_are_counted_by_reason() {
+    let mut b = Recorder::default();
+    let mut heap = small_heap_on(11, 6 << 20, &mut b);
+    let mut refusals = Vec::new();
+    for step in 0..6 {
+        if step == 5 {
+            let o = heap.roots[0];
+            let slot = heap.refs_of(o).len() as u32 - 1;
+            heap.set_ref_raw(o, slot, NULL);
+        }
+        let compact = step == 3;
+        collect(
+            &mut heap,
+            &mut StockArt,
+            GcKind::Full { compact },
+            0,
+            &mut b,
+            &mut CpuLedger::default(),
+            &GcCosts::default(),
+        );
+        let now: Vec<u64> = heap.trace_refusals().iter().map(|x| x.1).collect();
+        refusals.push(now);
+    }
+    let names: Vec<&str> = heap.trace_refusals().iter().map(|x| x.0.name()).collect();
+    let got: Vec<Vec<u64>> = refusals;
+    // Columns: ineligible, no_record, collection_between, graph_changed, setup, regions.
+    assert_eq!(
+        names,
+        [
+            "ineligible",
+            "no_record",
+            "collection_between",
+            "graph_changed",
+            "setup",
+            "regions"
+        ]
+    );
+    assert_eq!(
+        got,
+        [
+            [0, 1, 0, 0, 0, 0],
+            [0, 1, 0, 0, 0, 1],
+            [0, 1, 0, 0, 0, 1],
+            [1, 1, 0, 0, 0, 1],
+            [1, 1, 1, 0, 0, 1],
+            [1, 1, 1, 1, 0, 1],
+        ]
+    );
+    assert_eq!(heap.trace_replays(), 1, "the third GC replays");
+}
+
+/// Marvin-like hooks: every walk is stock and bookmarks [`BOOKMARK`] objects, except stub rounds
+/// (`stub`: compacting, generic loop), which bookmark every 3rd object they mark and copy those
+/// into group 1.
+struct StubRounds {
+    stub: bool,
+}
+impl RuntimeHooks for StubRounds {
+    fn visit_mode(&mut self, obj: &ObjView) -> VisitMode {
+        if obj.meta & BOOKMARK != 0 {
+            VisitMode::Bookmarked
+        } else {
+            VisitMode::Normal
+        }
+    }
+    fn on_mark(&mut self, obj: &ObjView, _depth: u32, _young: bool, meta: &mut Meta) -> u8 {
+        if self.stub && obj.id.is_multiple_of(3) {
+            *meta |= BOOKMARK;
+        }
+        (*meta & BOOKMARK != 0) as u8
+    }
+    fn is_stock(&self) -> bool {
+        !self.stub
+    }
+    fn bookmark_mask(&self) -> Meta {
+        BOOKMARK
+    }
+    fn never_opaque(&self) -> bool {
+        true
+    }
+}
+
+/// Ten full GCs with garbage allocated before each: walks, except stub rounds (compacting, the
+/// generic loop) at the 2nd and 8th and a stock compaction (the stock loop) at the 5th; `store`: a
+/// reference store after the 8th. Per GC its
+/// statistics, every object's address, metadata and mark, and every page operation in order; and
+/// the re-walks and replays so far.
+fn stub_round_effects(replay: bool, store: bool) -> Vec<(String, u64, u64, u64)> {
+    let mut b = Recorder::default();
+    let mut heap = small_heap_on(12, 6 << 20, &mut b);
+    heap.set_trace_replay(replay);
+    bookmark_some(&mut heap);
+    let proto = heap.roots[0];
+    let (class, size, nrefs) = (heap.class(proto), heap.size(proto), heap.refs_of(proto).len());
+    let mut out = Vec::new();
+    for i in 0..10 {
+        if store && i == 8 {
+            let (o, slot) = (0..heap.recs.len() as u32)
+                .filter(|&o| heap.is_alive(o) && heap.is_marked(o))
+                .find_map(|o| Some((o, heap.refs_of(o).iter().position(|&c| c != NULL)?)))
+                .expect("a marked object with a reference");
+            heap.set_ref_raw(o, slot as u32, NULL);
+        }
+        for _ in 0..200 {
+            heap.alloc(0, Actor::AppMain(7), class, size, nrefs as u32, &mut b)
+                .unwrap();
+        }
+        b.log.clear();
+        let stub = i == 1 || i == 7;
+        let st = collect(
+            &mut heap,
+            &mut StubRounds { stub },
+            GcKind::Full {
+                compact: stub || i == 4,
+            },
+            0,
+            &mut b,
+            &mut CpuLedger::default(),
+            &GcCosts::default(),
+        );
+        let objs: Vec<(bool, u32, Meta, bool)> = (0..heap.recs.len() as u32)
+            .map(|o| {
+                (
+                    heap.is_alive(o),
+                    heap.addr(o),
+                    heap.recs[o as usize].meta,
+                    heap.is_marked(o),
+                )
+            })
+            .collect();
+        out.push((
+            format!("{st:?}\n{objs:?}\n{:?}", b.log),
+            heap.tree_rewalks(),
+            heap.trace_replays(),
+            heap.tree_follows(),
+        ));
+    }
+    out
+}
+
+/// The full GC right after a compaction that took the generic loop (a Marvin stub round) re-walks
+/// that compaction's marking tree, with exactly a real trace's effects (statistics, addresses,
+/// metadata, marks, page operations in order, through copies, in-place marks and bookmarked
+/// objects); the GCs after it replay as usual. A full GC of the whole heap in between (a stock
+/// compaction) leaves the tree valid; a reference store since it was recorded prevents the
+/// re-walk. The second compaction taking the generic loop follows the tree.
+#[test]
+fn rewalked_marking_tree_has_the_real_traces_effects() {
+    for store in [false, true] {
+        let on = stub_round_effects(true, store);
+        let off = stub_round_effects(false, store);
+        let third = &off[2].0;
+        assert!(!third.contains("objects_copied: 0,") && !third.contains("regions_unevacuated: 0,"));
+        for (i, (a, b)) in on.iter().zip(&off).enumerate() {
+            assert!(
+                a.0 == b.0,
+                "store {store}: GC {i}: the re-walked and the real trace differ"
+            );
+            assert_eq!((b.1, b.2, b.3), (0, 0, 0), "replay off never uses a record");
+        }
+        let rewalks: Vec<u64> = on.iter().map(|x| x.1).collect();
+        let replays: Vec<u64> = on.iter().map(|x| x.2).collect();
+        if store {
+            assert_eq!(
+                rewalks,
+                [0, 0, 1, 1, 1, 2, 2, 2, 2, 2],
+                "no re-walk after the store"
+            );
+        } else {
+            assert_eq!(rewalks, [0, 0, 1, 1, 1, 2, 2, 2, 3, 3]);
+        }
+        assert_eq!(
+            replays,
+            [0, 0, 0, 1, 1, 1, 2, 2, 2, 3],
+            "walks replay after a re-walk"
+        );
+        let follows: Vec<u64> = on.iter().map(|x| x.3).collect();
+        assert_eq!(
+            follows,
+            [0, 0, 0, 0, 0, 0, 0, 1, 1, 1],
+            "the second stub round follows"
+        );
+    }
+}
