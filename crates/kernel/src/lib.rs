@@ -18,7 +18,8 @@
 //! killer as a last resort; swap writeback to flash (frames freed at write completion, reclaim
 //! throttled on it, a bounded request queue); swap slots from 256-slot clusters; `mlock` (unevictable list); the swap cache (a resident page keeping a
 //! clean copy on a swap device); `/sys/kernel/mm/page_idle`; zram idle ageing and writeback;
-//! the dirty-page flusher (file pages written back 30 s after they were dirtied, [`dirty`]).
+//! file `write()`s and small `read()`s (no read-around) and the dirty-page flusher (file pages
+//! written back 30 s after they were dirtied, [`dirty`]).
 //!
 //! Layout: `fault.rs` (access, faults, swap-in, file read), `alloc.rs` (frames, the high-order
 //! slow path, migration), [`compaction`] (direct compaction: suitability, deferral), [`ion`]

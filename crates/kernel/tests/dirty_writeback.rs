@@ -5,7 +5,7 @@ mod support;
 
 use engine::Actor;
 use hotlaunch_kernel as kernel;
-use kernel::dirty::{DIRTY_EXPIRE_NS, DIRTY_WRITEBACK_NS};
+use kernel::dirty::{PageWrite, DIRTY_EXPIRE_NS, DIRTY_WRITEBACK_NS};
 use kernel::hooks::KernelHooks;
 use kernel::mm::ContentSource;
 use kernel::types::*;
@@ -66,4 +66,83 @@ fn anonymous_writes_are_not_flushed() {
     k.advance_to(10 * DIRTY_EXPIRE_NS);
     assert_eq!(k.flash.bytes_written, 0);
     assert_eq!(k.dirty_queued(), 0);
+}
+
+/// A kernel with one 64-page file mapping not in memory: (kernel, pid, first page).
+fn file_mapping() -> (kernel::Kernel, u32, PageIdx) {
+    let mut k = support::kernel_with(Vec::new(), KernelHooks::default());
+    let pid = k.spawn("app", 0, 2);
+    let first = k.mmap(pid, 64, PageKind::File, false, SRC).unwrap();
+    (k, pid, first)
+}
+
+#[test]
+fn whole_page_write_of_an_uncached_page_reads_nothing_and_is_written_back() {
+    let (mut k, pid, first) = file_mapping();
+    let actor = Actor::AppMain(pid);
+    k.write_file_page(0, actor, first + 5, PageWrite::Whole).unwrap();
+    assert_eq!(
+        k.flash.bytes_read, 0,
+        "write_begin of a fully overwritten page reads nothing"
+    );
+    let p = k.page(first + 5).unwrap();
+    assert_eq!(p.state, PageState::Resident);
+    assert!(p.has(flags::DIRTY));
+    assert!(
+        !p.has(flags::ACCESSED),
+        "a write() does not mark the page accessed"
+    );
+    for q in [first + 4, first + 6] {
+        assert_eq!(
+            k.page(q).unwrap().state,
+            PageState::Dropped,
+            "no readahead around a write"
+        );
+    }
+    assert_eq!((k.vmstat.pgmajfault, k.vmstat.pgpgin_file), (0, 0));
+    k.advance_to(DIRTY_EXPIRE_NS + DIRTY_WRITEBACK_NS);
+    assert_eq!(k.flash.bytes_written, 4096);
+    assert_eq!(k.vmstat.flusher_written_pages, 1);
+}
+
+#[test]
+fn partial_write_and_small_read_read_one_page_where_a_fault_reads_around() {
+    let (mut k, pid, first) = file_mapping();
+    let actor = Actor::AppMain(pid);
+    k.write_file_page(0, actor, first + 5, PageWrite::Partial)
+        .unwrap();
+    assert_eq!(
+        k.flash.bytes_read, 4096,
+        "__block_write_begin reads that page only"
+    );
+    assert!(k.page(first + 5).unwrap().has(flags::DIRTY));
+    assert_eq!(k.page(first + 6).unwrap().state, PageState::Dropped);
+    k.read_file_page(0, actor, first + 40).unwrap();
+    assert_eq!(
+        k.flash.bytes_read,
+        2 * 4096,
+        "a small random read() reads that page only"
+    );
+    assert!(!k.page(first + 40).unwrap().has(flags::DIRTY));
+    // Resident: no read, the write just dirties it.
+    k.write_file_page(0, actor, first + 40, PageWrite::Partial)
+        .unwrap();
+    assert_eq!(k.flash.bytes_read, 2 * 4096);
+    assert!(k.page(first + 40).unwrap().has(flags::DIRTY));
+    // A fault on another page of the mapping reads its whole read-around window.
+    k.access(0, actor, first + 20, false).unwrap();
+    assert!(k.flash.bytes_read > 3 * 4096, "{}", k.flash.bytes_read);
+    assert_eq!(k.vmstat.pgmajfault, 1, "only the fault counts as a major fault");
+    // Both written pages reach flash once.
+    k.advance_to(DIRTY_EXPIRE_NS + DIRTY_WRITEBACK_NS);
+    assert_eq!(k.vmstat.flusher_written_pages, 2);
+}
+
+#[test]
+fn write_fault_on_an_uncached_file_page_is_queued_for_the_flusher() {
+    let (mut k, pid, first) = file_mapping();
+    k.access(0, Actor::AppMain(pid), first + 3, true).unwrap();
+    assert_eq!(k.dirty_queued(), 1);
+    k.advance_to(DIRTY_EXPIRE_NS + DIRTY_WRITEBACK_NS);
+    assert_eq!(k.vmstat.flusher_written_pages, 1);
 }
