@@ -200,6 +200,9 @@ impl Simulation {
         r.file_first = ff;
         r.data_first = df;
         r.write_credit = 0.0;
+        r.sqlite_cached.clear();
+        r.sqlite_cached
+            .resize(super::writes::hot_pages(data) as usize, false);
         r.lmkd_seq = self.seq;
         let start = ((java + native) as f64 * self.apps[app].start_anon_fraction) as u32;
         r.built = start;

@@ -298,6 +298,8 @@ struct AppRt {
     data_first: PageIdx,
     /// Fractional page writes carried to the next tick.
     write_credit: f64,
+    /// Hot data pages held in SQLite's own page cache this process life (`writes.rs`).
+    sqlite_cached: Vec<bool>,
     /// Anonymous pages built so far (cold start + foreground growth).
     built: u32,
     gen: u32,
@@ -424,6 +426,7 @@ impl Simulation {
                 file_first: 0,
                 data_first: 0,
                 write_credit: 0.0,
+                sqlite_cached: Vec::new(),
                 built: 0,
                 gen: 0,
                 context: 0,
