@@ -5,7 +5,10 @@
 //! EMSOFT'12: 4 KiB writes are ~70% of all writes, 60–80% of data writes random, SQLite the main
 //! writer); the simulator picks the page with an 80/20 skew (IEEE Access 2021, "Characterizing
 //! file accesses in Android applications": the top 20% of blocks take 80% of accesses, mostly
-//! SQLite). The kernel's flusher writes a dirty page back 30 s after it was first dirtied (once,
+//! SQLite). A write is SQLite's update of a database page: a whole, page-aligned 4 KiB `pwrite`
+//! (no read in the kernel's `write_begin`), after a one-page `pread` when SQLite does not hold the
+//! page in its own cache (hot pages: once per process life; see the framework's `writes.rs`).
+//! The kernel's flusher writes a dirty page back 30 s after it was first dirtied (once,
 //! however often it was rewritten meanwhile), so flash traffic per app is at most `data_mb` per
 //! 30 s. Simplified: no `fsync` (SQLite commits write synchronously and several times per
 //! transaction — journal, database, ext4 journal: ≥ 11 writes per insert, EMSOFT'12 — which
