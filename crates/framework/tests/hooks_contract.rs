@@ -503,6 +503,13 @@ fn app_file_writes_reach_flash_through_the_flusher_and_zero_rate_writes_nothing(
     let none = run_writes(64, 0.0, 0.0);
     assert_eq!(none.kernel.flash.bytes_written, 0);
     assert_eq!(none.kernel.vmstat.flusher_written_pages, 0);
+    // ~400 writes to 1024 data pages (80% to the hot 204): each page read at most once and
+    // alone (a one-page pread, then a whole-page write), so at most ~204 + 80 pages; a fault's
+    // 32-page read-around would read nearly all 1024.
+    let big = run_writes(1024, 10.0, 0.0);
+    let none = run_writes(1024, 0.0, 0.0);
+    let extra = (big.kernel.flash.bytes_read - none.kernel.flash.bytes_read) / 4096;
+    assert!(extra > 0 && extra <= 400, "{extra} pages read");
     // Deterministic.
     assert_eq!(run_writes(64, 10.0, 0.0).kernel.flash.bytes_written, written);
 }
