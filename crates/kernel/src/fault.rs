@@ -465,6 +465,9 @@ impl Kernel {
         } else {
             let bytes = got.len() as u64 * PAGE_SIZE;
             self.vmstat.pgpgin_file += got.len() as u64;
+            if fill == Fill::OnePage {
+                self.vmstat.pgpgin_file_syscall += got.len() as u64;
+            }
             (
                 self.flash.read(now + stall.ns, bytes),
                 self.params.major_fault_overhead_ns,

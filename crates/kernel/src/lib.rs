@@ -199,6 +199,9 @@ pub struct VmStat {
     pub app_read_wait_ns: u64,
     /// File pages the flusher wrote back (dirty longer than `dirty_expire_centisecs`).
     pub flusher_written_pages: u64,
+    /// File pages read for a small `read()` or a partial `write()` (one page each, no
+    /// read-around; also in `pgpgin_file`), see [`dirty`].
+    pub pgpgin_file_syscall: u64,
     /// Swap-in locality of relaunches (Ariadne §3 / Table 3, artifact `locality_check.py`):
     /// swap-in faults evaluated in windows of `LOCALITY_WINDOW`, and how many of them had the
     /// next slot (P2) or the next three slots (P4) of the same device in the same window.
