@@ -260,3 +260,32 @@ fn heap_growth_multipliers_are_at_least_one() {
     let e = p.validate().unwrap_err().to_string();
     assert!(e.contains("java.background_heap_growth_multiplier"), "{e}");
 }
+
+#[test]
+fn writes_section_is_read_and_range_checked() {
+    let t = twitter_text();
+    let p = AppProfile::from_toml_str(&t, "t.toml").unwrap();
+    assert!(p.writes.fg_kb_per_s > 0.0 && p.writes.data_pages() > 0);
+    let e = err_of(&t.replace("fg_kb_per_s = 32", "fg_kb_per_s = -1"));
+    assert!(
+        e.starts_with("app profile t.toml, line ")
+            && e.contains("key writes.fg_kb_per_s: expected a number in [0, 100000], got -1"),
+        "{e}"
+    );
+    assert!(!e.contains('\n'));
+    let e = err_of(&t.replace("bg_kb_per_s = 1", "bg_kb_per_s = inf"));
+    assert!(e.contains("key writes.bg_kb_per_s"), "{e}");
+    let e = err_of(&t.replace("data_mb = 4", "data_mb = 0"));
+    assert!(
+        e.contains("key writes.data_mb: expected at least one page"),
+        "{e}"
+    );
+    let e = err_of(&t.replace("data_mb = 4", "data_mb = 4\nfsync = true"));
+    assert!(e.contains("fsync"), "{e}");
+    // Absent section: no writes.
+    let start = t.find("[writes]").unwrap();
+    let end = t.find("[compressibility]").unwrap();
+    let none = format!("{}{}", &t[..start], &t[end..]);
+    let p = AppProfile::from_toml_str(&none, "t.toml").unwrap();
+    assert_eq!(p.writes, apps::WriteSection::default());
+}

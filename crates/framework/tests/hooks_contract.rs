@@ -1,6 +1,7 @@
 //! Contract tests of the framework's policy seams: every lifecycle hook and policy timers are
 //! reached at their documented simulated times with a non-stock implementation, the launch-start
-//! stall lands on the launch's critical path, and kernel work queued through the facade is applied.
+//! stall lands on the launch's critical path, and kernel work queued through the facade is applied;
+//! app demand that goes through the same day (I/O buffers, file writes) reaches the kernel.
 
 use content::synth::SynthMix;
 use content::ContentStore;
@@ -73,6 +74,9 @@ fn app(name: &str, base: u32, len: u32, device: &device::DeviceProfile, seed: u6
             params: runtime::JavaParams::default(),
         },
         io_buffer_scale: 1.0,
+        data_pages: 0,
+        fg_write_pages_per_s: 0.0,
+        bg_write_pages_per_s: 0.0,
     }
 }
 
@@ -144,13 +148,13 @@ fn run(hooks: Box<dyn FrameworkHooks>) -> SimOutput {
 }
 
 fn run_with(hooks: Box<dyn FrameworkHooks>, runtime: framework::RuntimeHooksFactory) -> SimOutput {
-    run_cfg(hooks, runtime, |_| {}, KernelHooks::default())
+    run_cfg(hooks, runtime, |_, _| {}, KernelHooks::default())
 }
 
 fn run_cfg(
     hooks: Box<dyn FrameworkHooks>,
     runtime: framework::RuntimeHooksFactory,
-    tweak: impl FnOnce(&mut SimConfig),
+    tweak: impl FnOnce(&mut SimConfig, &mut [AppModel]),
     kernel_hooks: KernelHooks,
 ) -> SimOutput {
     let device = device::DeviceProfile::builtin("pixel3").unwrap();
@@ -161,7 +165,7 @@ fn run_cfg(
     cfg.disksize_bytes = 512 << 20;
     let zram = Zram::new(cfg, content::CostTable::builtin());
     let k = Kernel::new(&device, contents, vec![Box::new(zram)], kernel_hooks).unwrap();
-    let apps = vec![app("a", base, len, &device, 1), app("b", base, len, &device, 2)];
+    let mut apps = vec![app("a", base, len, &device, 1), app("b", base, len, &device, 2)];
     let s = NS_PER_SEC;
     let actions = vec![
         UserAction::Launch {
@@ -184,7 +188,7 @@ fn run_cfg(
     ];
     let mut sc = SimConfig::defaults(5);
     sc.sample_every = 10 * s;
-    tweak(&mut sc);
+    tweak(&mut sc, &mut apps);
     let sim = Simulation::new(
         k,
         device,
@@ -371,7 +375,7 @@ fn io_buffer_demand_allocates_per_launch_and_held_pages_are_sampled() {
     let out = run_cfg(
         Box::new(framework::sim::StockFramework),
         runtime,
-        |c| c.io_buffers = Some(demand),
+        |c, _| c.io_buffers = Some(demand),
         hooks,
     );
     // Three launches at 2.5 buffers each: 2 + 3 + 2 (the fraction carries over).
@@ -406,7 +410,7 @@ fn io_allocations_with_spread(spread_s: f64) -> u64 {
     let out = run_cfg(
         Box::new(framework::sim::StockFramework),
         framework::stock_runtime(),
-        |c| c.io_buffers = Some(demand),
+        |c, _| c.io_buffers = Some(demand),
         KernelHooks::default(),
     );
     out.kernel.check_invariants().unwrap();
@@ -469,4 +473,43 @@ fn launch_split_parts_sum_to_the_latency_and_place_a_hook_stall() {
         "stock {a:?}, slow {b:?}"
     );
     assert_eq!(a.app_ns, b.app_ns);
+}
+
+/// The three-launch day with app 0 writing `data_pages` data pages at `fg`/`bg` pages/s.
+fn run_writes(data_pages: u32, fg: f64, bg: f64) -> SimOutput {
+    run_cfg(
+        Box::new(framework::sim::StockFramework),
+        framework::stock_runtime(),
+        |_, apps| {
+            apps[0].data_pages = data_pages;
+            apps[0].fg_write_pages_per_s = fg;
+            apps[0].bg_write_pages_per_s = bg;
+        },
+        KernelHooks::default(),
+    )
+}
+
+#[test]
+fn app_file_writes_reach_flash_through_the_flusher_and_zero_rate_writes_nothing() {
+    // App 0 is in the foreground for ~40 of the 90 s: 10 pages/s dirty up to 64 pages, which
+    // the flusher writes back 30 s later; the day ends before later writes expire.
+    let out = run_writes(64, 10.0, 0.0);
+    let written = out.kernel.flash.bytes_written;
+    let flushed = out.kernel.vmstat.flusher_written_pages;
+    assert!(flushed > 0 && flushed <= 2 * 64, "{flushed}");
+    assert_eq!(written, flushed * 4096 + out.kernel.vmstat.pgpgout_file * 4096);
+    out.kernel.check_invariants().unwrap();
+    // Same data files, no rate: nothing written.
+    let none = run_writes(64, 0.0, 0.0);
+    assert_eq!(none.kernel.flash.bytes_written, 0);
+    assert_eq!(none.kernel.vmstat.flusher_written_pages, 0);
+    // ~400 writes to 1024 data pages (80% to the hot 204): each page read at most once and
+    // alone (a one-page pread, then a whole-page write), so at most ~204 + 80 pages; a fault's
+    // 32-page read-around would read nearly all 1024.
+    let big = run_writes(1024, 10.0, 0.0);
+    let none = run_writes(1024, 0.0, 0.0);
+    let extra = (big.kernel.flash.bytes_read - none.kernel.flash.bytes_read) / 4096;
+    assert!(extra > 0 && extra <= 400, "{extra} pages read");
+    // Deterministic.
+    assert_eq!(run_writes(64, 10.0, 0.0).kernel.flash.bytes_written, written);
 }

@@ -217,6 +217,9 @@ fn app_models(spec: &RunSpec, contents: &mut ContentStore) -> anyhow::Result<Vec
                 access: Box::new(access),
                 java: java_model(p, layout.java_pages, &spec.device, seed, &spec.blueprints)?,
                 io_buffer_scale: p.io_buffer_scale,
+                data_pages: p.writes.data_pages(),
+                fg_write_pages_per_s: p.writes.fg_kb_per_s / 4.0,
+                bg_write_pages_per_s: p.writes.bg_kb_per_s / 4.0,
             })
         })
         .collect()

@@ -39,8 +39,11 @@ impl Kernel {
             }
             // An access also ends the page's idle period (page_idle).
             p.flags = (p.flags | flags::ACCESSED | if write { flags::DIRTY } else { 0 }) & !flags::IDLE;
-            if write && p.flags & flags::SWAPCACHE != 0 {
-                self.drop_swap_copy(idx);
+            if write {
+                if p.flags & flags::SWAPCACHE != 0 {
+                    self.drop_swap_copy(idx);
+                }
+                self.note_file_dirtied(now, idx);
             }
             return Ok(Stall::ZERO);
         }
@@ -101,7 +104,7 @@ impl Kernel {
         match p.state {
             PageState::Untouched => self.fault_anon_zero(now, actor, idx),
             PageState::Swapped => self.swap_in(now, actor, idx, write),
-            PageState::Dropped => self.file_read(now, actor, idx, write),
+            PageState::Dropped => self.file_fill(now, actor, idx, write, Fill::ReadAround),
             PageState::Freed => Err(KernelError::NotMapped(idx)),
             PageState::Resident => Ok(Stall::ZERO),
         }
@@ -355,6 +358,9 @@ impl Kernel {
             }
             if q == idx {
                 page.flags |= flags::ACCESSED | if write { flags::DIRTY } else { 0 };
+                if write {
+                    self.note_file_dirtied(now, idx);
+                }
             }
         }
         self.vmstat.pswpin += keep.len() as u64;
@@ -410,18 +416,26 @@ impl Kernel {
         }
     }
 
-    /// Fault on a file page not in memory: read it (and its read-around window) from flash.
-    pub(crate) fn file_read(
+    /// Bring file page `idx` (not in memory) into the page cache: a fault reads it with its
+    /// read-around window ([`Fill::ReadAround`]); a small `read()` and a `write()` covering it
+    /// partly read only that page ([`Fill::OnePage`]), a `write()` covering it whole reads
+    /// nothing ([`Fill::NoRead`]) (see [`crate::dirty`]). `write` dirties the page (and queues it for the flusher).
+    pub(crate) fn file_fill(
         &mut self,
         now: Nanos,
         actor: Actor,
         idx: PageIdx,
         write: bool,
+        fill: Fill,
     ) -> Result<Stall, KernelError> {
         let p = self.pt.pages[idx as usize];
         let (pid, kind) = (p.pid, p.kind);
         let vma = *self.vma_of(idx).ok_or(KernelError::NotMapped(idx))?;
-        let ra = self.params.read_ahead_pages;
+        let ra = if fill == Fill::ReadAround {
+            self.params.read_ahead_pages
+        } else {
+            1
+        };
         // Read-around window aligned on the read-ahead size, clipped to the mapping.
         let start = (vma.first + ((idx - vma.first) / ra) * ra).max(vma.first);
         let end = (start + ra).min(vma.first + vma.pages);
@@ -445,10 +459,23 @@ impl Kernel {
             }
             return Err(KernelError::Killed(pid));
         }
-        let bytes = got.len() as u64 * PAGE_SIZE;
-        let wait = self.flash.read(now + stall.ns, bytes);
-        self.vmstat.pgpgin_file += got.len() as u64;
+        let (wait, cpu) = if fill == Fill::NoRead {
+            // The whole page is overwritten (the copy's CPU, like write()'s, is not modelled).
+            (0, 0)
+        } else {
+            let bytes = got.len() as u64 * PAGE_SIZE;
+            self.vmstat.pgpgin_file += got.len() as u64;
+            if fill == Fill::OnePage {
+                self.vmstat.pgpgin_file_syscall += got.len() as u64;
+            }
+            (
+                self.flash.read(now + stall.ns, bytes),
+                self.params.major_fault_overhead_ns,
+            )
+        };
         for &(q, pfn) in &got {
+            // Every page added to the page cache is checked against its shadow
+            // (`add_to_page_cache_lru` → `workingset_refault`), whether read or written.
             let shadow = self.pt.pages[q as usize].shadow;
             let refault = q == idx && shadow != 0;
             let activate = refault && self.refault_should_activate(shadow);
@@ -467,12 +494,22 @@ impl Kernel {
             let page = &mut self.pt.pages[q as usize];
             page.shadow = 0;
             if q == idx {
-                page.flags |= flags::ACCESSED | if write { flags::DIRTY } else { 0 };
+                // A write() does not mark the page accessed (Linux >= 4.7, bbddabe2e436 "mm:
+                // filemap: only do access activations on reads"); a fault or a read() does.
+                page.flags |= if write && fill != Fill::ReadAround {
+                    0
+                } else {
+                    flags::ACCESSED
+                } | if write { flags::DIRTY } else { 0 };
             }
         }
-        self.vmstat.pgmajfault += 1;
-        self.procs[pid as usize].counters.major_faults += 1;
-        let cpu = self.params.major_fault_overhead_ns;
+        if write {
+            self.note_file_dirtied(now, idx);
+        }
+        if fill == Fill::ReadAround {
+            self.vmstat.pgmajfault += 1;
+            self.procs[pid as usize].counters.major_faults += 1;
+        }
         self.cpu.charge(actor, Category::Fault, cpu);
         let start = now + stall.ns;
         let own = cpu + wait;
@@ -481,10 +518,23 @@ impl Kernel {
         }
         stall.ns += own;
         // Only refaults of evicted file pages count as memory pressure, not first reads.
-        if p.shadow != 0 {
+        if p.shadow != 0 && fill != Fill::NoRead {
             stall.psi_ns += own;
             self.psi.record(start, own, matches!(actor, Actor::AppMain(_)));
         }
         Ok(stall)
     }
+}
+
+/// How [`Kernel::file_fill`] brings a file page into the page cache.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Fill {
+    /// A page fault: the page and its `read_ahead_kb` read-around window (`filemap_fault`).
+    ReadAround,
+    /// A partial-page `write()` (`__block_write_begin` reads the blocks the write does not
+    /// cover; no readahead) or a small random `read()` (`ondemand_readahead`: "standalone,
+    /// small random read", read as is): that page only.
+    OnePage,
+    /// A whole-page `write()`: no read (the page is allocated and overwritten).
+    NoRead,
 }

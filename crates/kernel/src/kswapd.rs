@@ -43,10 +43,11 @@ impl Kernel {
         r
     }
 
-    /// Run background kernel work (kswapd, kcompactd) up to simulated time `t`.
+    /// Run background kernel work (kswapd, kcompactd, the dirty-page flusher) up to simulated time `t`.
     pub fn advance_to(&mut self, t: Nanos) {
         self.last_now = self.last_now.max(t);
         self.complete_writeback(t);
+        self.flush_dirty(t);
         while self.kswapd.awake && self.kswapd.clock < t {
             self.kswapd_step();
         }

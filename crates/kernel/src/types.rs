@@ -193,6 +193,8 @@ pub mod flags {
     /// ([`crate::Kernel::complete_writeback`]). A touch before then is a swap-cache hit that ends
     /// the reclaim (the page goes back on the LRU, keeping its copy).
     pub const WRITEBACK: u16 = 1 << 9;
+    /// A dirty file page queued for the flusher (`crate::Kernel` `dirty_q`; see `dirty.rs`).
+    pub const DIRTY_QUEUED: u16 = 1 << 10;
 }
 
 /// madvise-like hints from higher layers (runtime, framework, policies).

@@ -1,5 +1,6 @@
 //! What a running app touches: the main thread's page accesses, foreground use and growth,
-//! the transition working set B1, background B2 touches, and scripted allocations.
+//! the transition working set B1, background B2 touches (each tick also writes the app's data
+//! files, `writes.rs`), and scripted allocations.
 
 use super::*;
 
@@ -129,7 +130,10 @@ impl Simulation {
         };
         let offs: Vec<u32> = offs.into_iter().filter(|&o| self.is_built(app, o)).collect();
         let write = self.rng.gen_bool(0.3);
-        if let Some(end) = self.touch(app, t, &offs, 0, write, None) {
+        let end = self
+            .touch(app, t, &offs, 0, write, None)
+            .and_then(|end| self.write_files(app, end, self.cfg.fg_tick, true));
+        if let Some(end) = end {
             self.fg_stall_ns += end - t;
             self.q
                 .push(end.max(t + self.cfg.fg_tick), Ev::FgTick { app, gen });
@@ -152,7 +156,10 @@ impl Simulation {
             return;
         };
         let offs: Vec<u32> = offs.into_iter().filter(|&o| self.is_built(app, o)).collect();
-        if let Some(end) = self.touch(app, t, &offs, 0, false, None) {
+        let end = self
+            .touch(app, t, &offs, 0, false, None)
+            .and_then(|end| self.write_files(app, end, self.cfg.bg_tick, false));
+        if let Some(end) = end {
             // The next batch cannot start before this one's faults completed.
             self.q
                 .push((t + self.cfg.bg_tick).max(end), Ev::BgTick { app, gen });

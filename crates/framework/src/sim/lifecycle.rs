@@ -171,7 +171,17 @@ impl Simulation {
                 map(&mut self.k, file, PageKind::File, true, s3)?,
             ))
         })();
-        let Ok((nf, ff)) = mapped else {
+        let data = self.apps[app].data_pages;
+        let mapped = mapped.and_then(|(nf, ff)| {
+            // The data files' pages come from the app's file content pool too.
+            let df = if data > 0 {
+                map(&mut self.k, data, PageKind::File, false, s3)?
+            } else {
+                0
+            };
+            Ok((nf, ff, df))
+        });
+        let Ok((nf, ff, df)) = mapped else {
             self.k.exit(pid);
             return None;
         };
@@ -188,6 +198,11 @@ impl Simulation {
         r.java = Some(japp);
         r.native_first = nf;
         r.file_first = ff;
+        r.data_first = df;
+        r.write_credit = 0.0;
+        r.sqlite_cached.clear();
+        r.sqlite_cached
+            .resize(super::writes::hot_pages(data) as usize, false);
         r.lmkd_seq = self.seq;
         let start = ((java + native) as f64 * self.apps[app].start_anon_fraction) as u32;
         r.built = start;

@@ -13,6 +13,7 @@ mod java;
 mod kills;
 mod lifecycle;
 pub mod metrics;
+mod writes;
 
 pub use hooks::*;
 pub use io::IoBufferDemand;
@@ -87,6 +88,12 @@ pub struct AppModel {
     /// Size of the app's I/O buffers relative to [`IoBufferDemand::mb`] (profile
     /// `io_buffer_scale`).
     pub io_buffer_scale: f64,
+    /// Pages of the app's written data files (profile `[writes]`; 0: none). Mapped after the
+    /// app's other regions; see `writes.rs`.
+    pub data_pages: u32,
+    /// Page writes per second to the data files in the foreground and in the background.
+    pub fg_write_pages_per_s: f64,
+    pub bg_write_pages_per_s: f64,
 }
 
 impl AppModel {
@@ -287,6 +294,12 @@ struct AppRt {
     java: Option<JavaApp>,
     native_first: PageIdx,
     file_first: PageIdx,
+    /// First page of the data files (valid when the model has `data_pages`).
+    data_first: PageIdx,
+    /// Fractional page writes carried to the next tick.
+    write_credit: f64,
+    /// Hot data pages held in SQLite's own page cache this process life (`writes.rs`).
+    sqlite_cached: Vec<bool>,
     /// Anonymous pages built so far (cold start + foreground growth).
     built: u32,
     gen: u32,
@@ -312,6 +325,9 @@ pub struct Simulation {
     lmkd: Lmkd,
     q: EventQueue<Ev>,
     rng: SimRng,
+    /// Which data-file page each app write hits (its own stream: writes do not shift the draws
+    /// of the other events).
+    write_rng: SimRng,
     foreground: Option<usize>,
     seq: u64,
     out_hot: Histogram<u64>,
@@ -408,6 +424,9 @@ impl Simulation {
                 java: None,
                 native_first: 0,
                 file_first: 0,
+                data_first: 0,
+                write_credit: 0.0,
+                sqlite_cached: Vec::new(),
                 built: 0,
                 gen: 0,
                 context: 0,
@@ -443,6 +462,7 @@ impl Simulation {
             k,
             lmkd: Lmkd::new(cfg.lmkd.clone()),
             rng: streams.stream("framework", 0),
+            write_rng: streams.stream("file-writes", 0),
             device,
             cfg,
             apps,
