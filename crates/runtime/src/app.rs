@@ -261,7 +261,7 @@ impl JavaApp {
             let nslots = bp.nslots(i);
             let (id, c) = self.rt.alloc(
                 t,
-                self.hclass[bp.class[i] as usize],
+                self.hclass[bp.class(i) as usize],
                 bp.size(i),
                 nslots,
                 backing,
@@ -369,7 +369,7 @@ impl JavaApp {
                 let size = bp.size(i as usize);
                 let (id, c) = self.rt.alloc(
                     now + cost.main_stall.ns,
-                    self.hclass[bp.class[i as usize] as usize],
+                    self.hclass[bp.class(i as usize) as usize],
                     size,
                     0,
                     backing,
