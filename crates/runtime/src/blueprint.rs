@@ -205,13 +205,16 @@ impl Blueprint {
             return;
         }
         let mut i = first;
-        while i < self.len() && self.start(i) < hi {
-            let (s, e) = (self.start(i), self.start(i + 1));
+        // Each object's end is the next one's start: one lookup per object.
+        let mut s = self.start(i.min(self.len()));
+        while i < self.len() && s < hi {
+            let e = self.start(i + 1);
             let a = lo.max(s);
             let b = hi.min(e);
             if b > a {
                 out.push((i as u32, (a - s) as u32, (b - a) as u32));
             }
+            s = e;
             i += 1;
         }
     }
