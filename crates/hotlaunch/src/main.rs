@@ -50,8 +50,9 @@ enum Command {
 /// Glibc's malloc raises its mmap threshold to the largest block freed so far (up to 32 MiB), so
 /// after the first big free, every multi-megabyte vector the simulator grows and drops (heap
 /// metadata, GC scratch, blueprint temporaries) is carved from the arena and its pages stay
-/// resident after `free`. A fixed 4 MiB threshold gives the big ones back to the kernel: -85 MB
-/// peak RSS on the default day (1 MiB: -120 MB, but +0.6 s system time mapping GC scratch).
+/// resident after `free`. A fixed threshold gives the big ones back to the kernel (and a growing
+/// vector's untouched capacity is never resident): 4 MiB took 85 MB off the default day's peak
+/// RSS; 1 MiB takes 42 MB more (748 -> 706 MB) for +0.2 s system time (256 KiB: 4 MB more).
 /// Results cannot depend on it (issue 14).
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn tune_malloc() {
@@ -61,7 +62,7 @@ fn tune_malloc() {
     const M_MMAP_THRESHOLD: i32 = -3;
     // SAFETY: mallopt only changes an allocator setting; it is called before any thread starts.
     unsafe {
-        mallopt(M_MMAP_THRESHOLD, 4 << 20);
+        mallopt(M_MMAP_THRESHOLD, 1 << 20);
     }
 }
 

@@ -33,7 +33,7 @@
 
 use crate::backing::PageBacking;
 use crate::backing::TouchBatch;
-use crate::blueprint::Blueprint;
+use crate::blueprint::{Blueprint, LateLinks};
 use crate::gc::GcStats;
 use crate::heap::{ClassId, ClassKind, HeapConfig, HeapError, ObjId, NULL, PAGE_SIZE};
 use crate::hooks::RuntimeHooks;
@@ -123,8 +123,11 @@ pub struct JavaApp {
     /// For each logical page, the last blueprint object starting at or before its first byte
     /// (so an access finds its objects without a search).
     page_obj: Vec<u32>,
-    /// Churn candidates: leaf objects with exactly one referrer, an earlier object.
-    churnable: Vec<u32>,
+    /// Churn candidates: leaf objects with exactly one referrer, an earlier object, as
+    /// `(object, referrer, slot)`.
+    churnable: Vec<(u32, u32, u32)>,
+    /// Slots of built objects pointing to objects not built yet.
+    late: LateLinks,
     rng: SimRng,
     next_churn: Nanos,
     /// Fractional bytes of short-lived allocation carried between calls.
@@ -191,6 +194,7 @@ impl JavaApp {
             logical_pages,
             page_obj,
             churnable,
+            late: LateLinks::default(),
             rng,
             next_churn: if params.churn_bytes > 0 && params.churn_period > 0 {
                 now + params.churn_period
@@ -261,7 +265,7 @@ impl JavaApp {
             let nslots = bp.nslots(i);
             let (id, c) = self.rt.alloc(
                 t,
-                self.hclass[bp.class[i] as usize],
+                self.hclass[bp.class(i) as usize],
                 bp.size(i),
                 nslots,
                 backing,
@@ -279,8 +283,9 @@ impl JavaApp {
             if bp.is_root(i) {
                 self.rt.heap.add_root(id);
             }
+            self.late.allocated(&bp, i as u32);
             // Earlier objects that point here: mutator stores (barrier, remembered set, page touch).
-            for (s, k) in bp.late_links(i as u32) {
+            while let Some((s, k)) = self.late.next_for(i as u32) {
                 let src = self.ids[s as usize];
                 // Each store starts after everything the thread waited for before it.
                 let stall = self.rt.write_ref(now + cost.main_stall.ns, src, k, id, backing);
@@ -349,7 +354,7 @@ impl JavaApp {
             let mut freed = 0u64;
             let mut tries = 0;
             while freed < self.params.churn_bytes && tries < 4 * self.churnable.len() {
-                let i = if self.params.churn_same {
+                let (i, s, k) = if self.params.churn_same {
                     // The same objects every round: the first churnable ones in allocation order.
                     self.churnable[tries % self.churnable.len()]
                 } else {
@@ -359,9 +364,6 @@ impl JavaApp {
                 if (i as usize) >= self.built {
                     continue;
                 }
-                let Some((s, k)) = bp.late_links(i).next() else {
-                    continue;
-                };
                 let src = self.ids[s as usize];
                 // Each operation starts after everything the thread waited for before it.
                 let t = now + cost.main_stall.ns;
@@ -369,7 +371,7 @@ impl JavaApp {
                 let size = bp.size(i as usize);
                 let (id, c) = self.rt.alloc(
                     now + cost.main_stall.ns,
-                    self.hclass[bp.class[i as usize] as usize],
+                    self.hclass[bp.class(i as usize) as usize],
                     size,
                     0,
                     backing,
@@ -621,13 +623,21 @@ impl JavaApp {
     }
 }
 
-/// Leaf objects (no reference slots) with exactly one referrer, which comes earlier.
-fn churn_candidates(bp: &Blueprint) -> Vec<u32> {
+/// Leaf objects (no reference slots) with exactly one referrer, which comes earlier, with that
+/// referrer and its slot.
+fn churn_candidates(bp: &Blueprint) -> Vec<(u32, u32, u32)> {
     let n = bp.len();
     let mut incoming = vec![0u32; n];
-    for &t in &bp.refs {
-        if t != NULL {
-            incoming[t as usize] += 1;
+    // The last referring slot of each object from an earlier object (`NULL` if none).
+    let mut earlier = vec![(NULL, 0u32); n];
+    for s in 0..n as u32 {
+        for (k, &t) in bp.slots(s).iter().enumerate() {
+            if t != NULL {
+                incoming[t as usize] += 1;
+                if t > s {
+                    earlier[t as usize] = (s, k as u32);
+                }
+            }
         }
     }
     (0..n as u32)
@@ -635,7 +645,8 @@ fn churn_candidates(bp: &Blueprint) -> Vec<u32> {
             bp.nslots(i as usize) == 0
                 && !bp.is_root(i as usize)
                 && incoming[i as usize] == 1
-                && bp.late_count(i) == 1
+                && earlier[i as usize].0 != NULL
         })
+        .map(|i| (i, earlier[i as usize].0, earlier[i as usize].1))
         .collect()
 }

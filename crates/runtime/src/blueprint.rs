@@ -20,36 +20,38 @@
 
 use crate::backing::PageBacking;
 use crate::heap::{ClassId, ClassInfo, ClassKind, Heap, HeapError, ObjId, NULL, OBJECT_ALIGNMENT};
+use crate::prefix::{Column, Prefix};
 use engine::Nanos;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 /// Most bytes a blueprint's objects may total (its offsets are 32-bit counts of 8-byte units).
 pub const MAX_TOTAL_BYTES: u64 = u32::MAX as u64 * OBJECT_ALIGNMENT as u64;
 
 /// The recipe of a heap (see module docs). Object indices are allocation order.
+///
+/// The per-object columns are stored compactly ([`crate::prefix`]: offsets as 16-bit differences
+/// within blocks, class ids in the narrowest width): blueprints were a quarter of the default
+/// day's peak memory (issue 14). Read them through the accessors.
 #[derive(Debug, Clone, Default)]
 pub struct Blueprint {
     pub classes: Vec<ClassInfo>,
     /// Class of each object (index into `classes`).
-    pub class: Vec<ClassId>,
+    class: Column,
     /// Reference slots (CSR) up to each object's last non-null one: object `i`'s are
     /// `refs[ref_start[i]..ref_start[i+1]]`, each a blueprint index or [`NULL`]; its remaining
     /// slots, up to [`Self::nslots`], are null. Generated object arrays are mostly empty slots,
     /// which were 40% of a blueprint's bytes (issue 14).
-    pub ref_start: Vec<u32>,
+    ref_start: Prefix,
     pub refs: Vec<u32>,
-    /// Number of reference slots of each object (null ones included).
-    nslots: Vec<u32>,
+    /// Running total of the objects' reference slots (null ones included; `n + 1` entries):
+    /// object `i` has `slot_total[i+1] - slot_total[i]`.
+    slot_total: Prefix,
     /// Root objects (blueprint indices, distinct).
     pub roots: Vec<u32>,
     /// Logical offset of each object in [`OBJECT_ALIGNMENT`] units (`n + 1` entries; the last is
-    /// the total). Sizes are differences of consecutive starts: one array instead of a byte
-    /// offset and a size per object (issue 14: blueprints were a third of the peak heap).
-    start: Vec<u32>,
-    /// For each object `t`, the earlier objects whose slots point to it, one entry per such
-    /// slot (CSR by `late_start`): they can only be stored once `t` exists. The slot numbers are
-    /// found again in the source's slots ([`Self::late_links`]), which halves the index.
-    late_start: Vec<u32>,
-    late: Vec<u32>,
+    /// the total). Sizes are differences of consecutive starts.
+    start: Prefix,
     /// Whether each object is a root (bitset, for the allocator).
     is_root: Vec<u64>,
 }
@@ -71,32 +73,42 @@ impl Blueprint {
         for (k, &o) in order.iter().enumerate() {
             pos[o as usize] = k as u32;
         }
-        let mut bp = Blueprint {
-            classes,
-            class: Vec::with_capacity(n),
-            nslots: Vec::with_capacity(n),
-            ref_start: Vec::with_capacity(n + 1),
-            start: Vec::with_capacity(n + 1),
-            ..Default::default()
-        };
-        let mut off = 0u32;
+        let mut class_of = Vec::with_capacity(n);
+        let mut starts = Vec::with_capacity(n + 1);
+        let mut ref_starts = Vec::with_capacity(n + 1);
+        let mut slot_total = Vec::with_capacity(n + 1);
+        let mut bp_refs = Vec::new();
+        let (mut off, mut nslots) = (0u64, 0u64);
         for &o in order {
             let o = o as usize;
-            bp.class.push(class[o]);
-            bp.start.push(off);
-            off = off
-                .checked_add(Heap::aligned(size[o]) / OBJECT_ALIGNMENT)
-                .expect("a blueprint's objects total at most MAX_TOTAL_BYTES (HPROF parsing checks)");
-            bp.ref_start.push(bp.refs.len() as u32);
+            class_of.push(class[o]);
+            starts.push(off);
+            off += (Heap::aligned(size[o]) / OBJECT_ALIGNMENT) as u64;
+            assert!(
+                off <= u32::MAX as u64,
+                "a blueprint's objects total at most MAX_TOTAL_BYTES (HPROF parsing checks)"
+            );
+            ref_starts.push(bp_refs.len() as u64);
+            slot_total.push(nslots);
             let slots = &refs[ref_start[o] as usize..ref_start[o + 1] as usize];
-            bp.nslots.push(slots.len() as u32);
+            nslots += slots.len() as u64;
             let used = slots.iter().rposition(|&t| t != NULL).map_or(0, |k| k + 1);
             for &t in &slots[..used] {
-                bp.refs.push(if t == NULL { NULL } else { pos[t as usize] });
+                bp_refs.push(if t == NULL { NULL } else { pos[t as usize] });
             }
         }
-        bp.start.push(off);
-        bp.ref_start.push(bp.refs.len() as u32);
+        starts.push(off);
+        ref_starts.push(bp_refs.len() as u64);
+        slot_total.push(nslots);
+        let mut bp = Blueprint {
+            classes,
+            class: Column::new(&class_of),
+            ref_start: Prefix::new(&ref_starts),
+            refs: bp_refs,
+            slot_total: Prefix::new(&slot_total),
+            start: Prefix::new(&starts),
+            ..Default::default()
+        };
         let mut roots: Vec<u32> = roots
             .iter()
             .map(|&r| pos[r as usize])
@@ -109,39 +121,17 @@ impl Blueprint {
             bp.is_root[r as usize / 64] |= 1 << (r % 64);
         }
         bp.roots = roots;
-        bp.index_late();
         bp
-    }
-
-    fn index_late(&mut self) {
-        let n = self.len();
-        let mut count = vec![0u32; n + 1];
-        for s in 0..n {
-            for &t in self.slots(s as u32) {
-                if t != NULL && t > s as u32 {
-                    count[t as usize + 1] += 1;
-                }
-            }
-        }
-        for i in 0..n {
-            count[i + 1] += count[i];
-        }
-        let mut fill = count.clone();
-        let mut late = vec![0u32; count[n] as usize];
-        for s in 0..n {
-            for &t in self.slots(s as u32) {
-                if t != NULL && t > s as u32 {
-                    late[fill[t as usize] as usize] = s as u32;
-                    fill[t as usize] += 1;
-                }
-            }
-        }
-        self.late_start = count;
-        self.late = late;
     }
 
     pub fn len(&self) -> usize {
         self.class.len()
+    }
+
+    /// Class of object `i` (index into [`Self::classes`]).
+    #[inline]
+    pub fn class(&self, i: usize) -> ClassId {
+        self.class.get(i)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -150,24 +140,24 @@ impl Blueprint {
 
     /// Total bytes of all objects.
     pub fn total_bytes(&self) -> u64 {
-        self.start.last().map_or(0, |&s| Self::bytes(s))
+        self.start.len().checked_sub(1).map_or(0, |i| self.start(i))
     }
 
     #[inline]
-    fn bytes(units: u32) -> u64 {
-        units as u64 * OBJECT_ALIGNMENT as u64
+    fn bytes(units: u64) -> u64 {
+        units * OBJECT_ALIGNMENT as u64
     }
 
     /// Logical byte offset of object `i` (`i == len()`: the total).
     #[inline]
     pub fn start(&self, i: usize) -> u64 {
-        Self::bytes(self.start[i])
+        Self::bytes(self.start.get(i))
     }
 
     /// Size of object `i` in bytes (aligned as [`Heap::aligned`]).
     #[inline]
     pub fn size(&self, i: usize) -> u32 {
-        (self.start[i + 1] - self.start[i]) * OBJECT_ALIGNMENT
+        ((self.start.get(i + 1) - self.start.get(i)) * OBJECT_ALIGNMENT as u64) as u32
     }
 
     /// Whether object `i` is a root.
@@ -179,47 +169,20 @@ impl Blueprint {
     /// Number of reference slots of object `i`.
     #[inline]
     pub fn nslots(&self, i: usize) -> u32 {
-        self.nslots[i]
+        (self.slot_total.get(i + 1) - self.slot_total.get(i)) as u32
     }
 
     /// Reference slots of object `i` up to its last non-null one (the rest are null).
     #[inline]
     pub fn slots(&self, i: u32) -> &[u32] {
-        &self.refs[self.ref_start[i as usize] as usize..self.ref_start[i as usize + 1] as usize]
-    }
-
-    /// Earlier objects' slots `(source, slot)` that point to `t`, by source then slot.
-    #[inline]
-    pub fn late_links(&self, t: u32) -> impl Iterator<Item = (u32, u32)> + '_ {
-        let srcs = self.late_sources(t);
-        // Entries of one source are adjacent, one per slot: visit each source's slots once.
-        srcs.iter()
-            .enumerate()
-            .filter(move |&(j, &s)| j == 0 || srcs[j - 1] != s)
-            .flat_map(move |(_, &s)| {
-                self.slots(s)
-                    .iter()
-                    .enumerate()
-                    .filter(move |&(_, &x)| x == t)
-                    .map(move |(k, _)| (s, k as u32))
-            })
-    }
-
-    /// Number of earlier objects' slots that point to `t`.
-    #[inline]
-    pub fn late_count(&self, t: u32) -> usize {
-        self.late_sources(t).len()
-    }
-
-    #[inline]
-    fn late_sources(&self, t: u32) -> &[u32] {
-        &self.late[self.late_start[t as usize] as usize..self.late_start[t as usize + 1] as usize]
+        let i = i as usize;
+        &self.refs[self.ref_start.get(i) as usize..self.ref_start.get(i + 1) as usize]
     }
 
     /// Number of objects whose logical start is below `bytes` (the objects to allocate to build
     /// that many bytes of the footprint).
     pub fn objects_below(&self, bytes: u64) -> usize {
-        self.start[..self.len()].partition_point(|&s| Self::bytes(s) < bytes)
+        self.start.partition_point(self.len(), |s| Self::bytes(s) < bytes)
     }
 
     /// Objects overlapping logical bytes `[lo, hi)`, each with the byte range inside the object
@@ -230,8 +193,8 @@ impl Blueprint {
 
     /// Index of the last object starting at or before logical byte `b` (0 if none).
     pub fn object_at(&self, b: u64) -> usize {
-        self.start[..self.len()]
-            .partition_point(|&s| Self::bytes(s) <= b)
+        self.start
+            .partition_point(self.len(), |s| Self::bytes(s) <= b)
             .saturating_sub(1)
     }
 
@@ -242,13 +205,16 @@ impl Blueprint {
             return;
         }
         let mut i = first;
-        while i < self.len() && self.start(i) < hi {
-            let (s, e) = (self.start(i), self.start(i + 1));
+        // Each object's end is the next one's start: one lookup per object.
+        let mut s = self.start(i.min(self.len()));
+        while i < self.len() && s < hi {
+            let e = self.start(i + 1);
             let a = lo.max(s);
             let b = hi.min(e);
             if b > a {
                 out.push((i as u32, (a - s) as u32, (b - a) as u32));
             }
+            s = e;
             i += 1;
         }
     }
@@ -274,9 +240,9 @@ impl Blueprint {
         for i in 0..self.len() {
             ids.push(heap.alloc_quiet(
                 now,
-                hclass[self.class[i] as usize],
+                hclass[self.class(i) as usize],
                 self.size(i),
-                self.nslots[i],
+                self.nslots(i),
                 backing,
             )?);
         }
@@ -291,6 +257,41 @@ impl Blueprint {
             heap.add_root(ids[r as usize]);
         }
         Ok(ids)
+    }
+}
+
+/// The *late links* of a blueprint's objects, found while they are allocated in order: the slots
+/// of earlier objects that point to a later one can only be stored once it exists. Object `s`'s
+/// forward slots are queued when it is allocated ([`Self::allocated`]) and handed out when their
+/// target is ([`Self::next_for`]), by source then slot. Only the slots pointing past the built
+/// prefix are held: a per-blueprint reverse index of every forward slot was a sixth of the
+/// blueprints' memory (issue 14).
+#[derive(Debug, Clone, Default)]
+pub struct LateLinks {
+    /// `(target, source, slot)`, smallest first.
+    pending: BinaryHeap<Reverse<(u32, u32, u32)>>,
+}
+
+impl LateLinks {
+    /// Object `s` was allocated: queue its slots pointing to later objects.
+    pub fn allocated(&mut self, bp: &Blueprint, s: u32) {
+        for (k, &t) in bp.slots(s).iter().enumerate() {
+            if t != NULL && t > s {
+                self.pending.push(Reverse((t, s, k as u32)));
+            }
+        }
+    }
+
+    /// The next queued slot `(source, slot)` pointing to `t`, once every object before `t` was
+    /// [`Self::allocated`] (then the queue holds all of them).
+    pub fn next_for(&mut self, t: u32) -> Option<(u32, u32)> {
+        match self.pending.peek() {
+            Some(&Reverse((x, s, k))) if x == t => {
+                self.pending.pop();
+                Some((s, k))
+            }
+            _ => None,
+        }
     }
 }
 

@@ -361,10 +361,6 @@ pub struct Heap {
     pub(crate) tree_memo: crate::gc::TreeMemo,
     /// A concurrent GC was requested and has not run yet.
     pub gc_pending: bool,
-    /// The collector's mark stack and BFS level buffers, kept to reuse their allocations: each
-    /// entry is an object's slot range `(start, len)` in `refs`.
-    pub(crate) mark_stack: Vec<u32>,
-    pub(crate) next_level: Vec<u32>,
     /// Scratch bitmap of the objects in evacuated regions (stock full GCs).
     pub(crate) evac_bits: Vec<u64>,
     /// Bytes allocated since the last GC and when that GC ended (allocation-rate estimate).
@@ -436,8 +432,6 @@ impl Heap {
             trace_memo: Default::default(),
             tree_memo: Default::default(),
             gc_pending: false,
-            mark_stack: Vec::new(),
-            next_level: Vec::new(),
             evac_bits: Vec::new(),
             bytes_since_gc: 0,
             last_gc_end: 0,

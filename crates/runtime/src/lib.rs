@@ -32,6 +32,7 @@ pub mod kernel_backing;
 pub mod launch_bias;
 pub mod lazy;
 pub mod linked;
+pub mod prefix;
 mod touch_memo;
 
 pub use access::{AccessStats, Span};
