@@ -85,6 +85,8 @@ use engine::{Actor, Category, HookCx, Nanos};
 use kernel::types::NIL;
 use serde::Serialize;
 
+mod layout;
+mod reclaim;
 mod replay;
 mod sizing;
 mod stock;
@@ -195,6 +197,10 @@ struct Tracer<'a, H: RuntimeHooks + ?Sized> {
     tree_logging: bool,
     tree: Vec<u32>,
     opaque: bool,
+    /// The layout hash of a collection that records or follows a tree (module `layout`), and the
+    /// regions a logged trace's copies came from.
+    layout: u64,
+    from: Vec<u32>,
 }
 
 /// Set `o`'s bit; returns whether it was clear.
@@ -253,6 +259,9 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
             self.recs[o as usize].meta = meta;
         }
         let evac = !large && self.regs[region as usize].role == ROLE_EVAC;
+        if self.tree_logging {
+            self.layout = layout::mix(self.layout, o, group, meta, evac, rec.addr);
+        }
         let mut touch = false;
         if evac {
             // Copied now (touching its old and new pages), as CC copies at the first reference.
@@ -303,10 +312,14 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
     }
 
     fn copy(&mut self, o: ObjId, group: u8) {
+        let i = o as usize;
         if self.logging {
             replay::log_copy(&mut self.log, o);
+            let r = self.recs[i].addr >> REGION_SHIFT;
+            if self.from.last() != Some(&r) {
+                self.from.push(r);
+            }
         }
-        let i = o as usize;
         let size = self.recs[i].size;
         let g = group as usize;
         if self.to_region.len() <= g {
@@ -488,6 +501,9 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
         && hooks.is_stock();
     let (free, mask) = (backing.touches_are_free(), hooks.bookmark_mask());
     let refusal = if eligible {
+        let mut memo = std::mem::take(&mut heap.trace_memo);
+        memo.translate(heap, &roots);
+        heap.trace_memo = memo;
         heap.trace_memo
             .refusal(heap, &roots, mark.len(), &regs, free, mask)
     } else {
@@ -526,6 +542,8 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
         tree_logging,
         tree,
         opaque: false,
+        layout: 0,
+        from: Vec::new(),
         recs,
         heap,
         hooks,
@@ -655,6 +673,9 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
         copy_failed,
         tree,
         opaque,
+        layout,
+        mut from,
+        to_align,
         ..
     } = t;
     heap.refs = refs;
@@ -663,7 +684,12 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
     st.stall_ns = batch.stall.ns;
     st.pages_touched = batch.pages;
     heap.roots = roots;
+    if tree_logging {
+        memo.keep_layout(heap, layout, &to_align, &taken, copy_failed);
+    }
     if eligible {
+        from.sort_unstable();
+        from.dedup();
         let (visits, refs) = (st.visits, st.refs_scanned);
         memo.update(
             heap,
@@ -672,6 +698,7 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
             copy_failed,
             &regs,
             &taken,
+            &mut from,
             free,
             mask,
             visits,
@@ -695,92 +722,7 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
     heap.remembered = remembered;
 
     // Reclaim.
-    let bytes_before = heap.bytes_allocated;
-    let mut regions_touched = 0u32;
-    let mut free = |heap: &mut Heap, o: ObjId| {
-        if object_events {
-            hooks.on_free(&heap.view(o));
-        }
-        heap.free_object(o);
-    };
-    for r in 0..regs.len() as u32 {
-        let m = regs[r as usize];
-        match m.role {
-            ROLE_EVAC => {
-                regions_touched += 1;
-                st.regions_evacuated += 1;
-                let objs = std::mem::take(&mut heap.regions[r as usize].objs);
-                for &o in &objs {
-                    // The mark bit first (a marked object was copied out): the bitmap is denser in
-                    // cache than the records.
-                    if heap.is_marked(o) {
-                        continue;
-                    }
-                    let rec = &heap.recs[o as usize];
-                    if rec.flags & oflags::ALIVE != 0 && rec.addr >> REGION_SHIFT == r {
-                        st.freed_objects += 1;
-                        free(heap, o);
-                    }
-                }
-                heap.regions[r as usize].objs = objs;
-                heap.free_region(r, now, backing);
-                st.regions_freed += 1;
-            }
-            ROLE_UNEVAC => {
-                regions_touched += 1;
-                st.regions_unevacuated += 1;
-                let mut objs = std::mem::take(&mut heap.regions[r as usize].objs);
-                // Every object listed in an unevacuated region is alive and still there, unless the
-                // region was switched to unevacuated when copying failed (then some moved out):
-                // when all of them were marked there is nothing to free and the live bytes are
-                // known from marking.
-                let live = if m.objs as usize == objs.len() {
-                    m.bytes
-                } else {
-                    let mut live = 0u32;
-                    objs.retain(|&o| {
-                        let rec = &heap.recs[o as usize];
-                        if rec.flags & oflags::ALIVE == 0 || rec.addr >> REGION_SHIFT != r {
-                            return false;
-                        }
-                        if heap.is_marked(o) {
-                            live += rec.size;
-                            true
-                        } else {
-                            st.freed_objects += 1;
-                            free(heap, o);
-                            false
-                        }
-                    });
-                    live
-                };
-                let reg = &mut heap.regions[r as usize];
-                reg.objs = objs;
-                reg.live_bytes = live;
-                reg.young = false;
-            }
-            _ => {}
-        }
-    }
-    for s in 0..heap.los.len() {
-        let slot = heap.los[s];
-        if !set.large(s as u32) || slot.obj == NULL || heap.is_marked(slot.obj) {
-            continue;
-        }
-        st.freed_objects += 1;
-        heap.los_bytes -= heap.size(slot.obj) as u64;
-        free(heap, slot.obj);
-        backing.unmap(pid, slot.first_page, slot.pages);
-        heap.los[s].obj = NULL;
-        heap.free_los_slots.push(s as u32);
-    }
-    for reg in heap.regions.iter_mut() {
-        if reg.state == crate::heap::RegionState::Used {
-            reg.young = false;
-        }
-    }
-    heap.maybe_compact_refs();
-    st.freed_bytes = bytes_before - heap.bytes_allocated;
+    let regions_touched = reclaim::reclaim(heap, hooks, object_events, &regs, &set, now, backing, &mut st);
 
     // Costs.
     let cpu = costs.per_visit_ns * st.visits as f64

@@ -225,8 +225,9 @@ impl RuntimeHooks for StubRounds {
 /// generic loop) at the 2nd and 8th and a stock compaction (the stock loop) at the 5th; `store`: a
 /// reference store after the 8th. Per GC its
 /// statistics, every object's address, metadata and mark, and every page operation in order; and
-/// the re-walks and replays so far.
-fn stub_round_effects(replay: bool, store: bool) -> Vec<(String, u64, u64, u64)> {
+/// the re-walks, replays, follows and translations so far. `plain`: the 5th GC is a plain walk
+/// (no stock compaction: the second stub round then lays the heap out as the first did).
+fn stub_round_effects(replay: bool, store: bool, plain: bool) -> Vec<(String, u64, u64, u64, u64)> {
     let mut b = Recorder::default();
     let mut heap = small_heap_on(12, 6 << 20, &mut b);
     heap.set_trace_replay(replay);
@@ -252,7 +253,7 @@ fn stub_round_effects(replay: bool, store: bool) -> Vec<(String, u64, u64, u64)>
             &mut heap,
             &mut StubRounds { stub },
             GcKind::Full {
-                compact: stub || i == 4,
+                compact: stub || (i == 4 && !plain),
             },
             0,
             &mut b,
@@ -274,6 +275,7 @@ fn stub_round_effects(replay: bool, store: bool) -> Vec<(String, u64, u64, u64)>
             heap.tree_rewalks(),
             heap.trace_replays(),
             heap.tree_follows(),
+            heap.trace_translations(),
         ));
     }
     out
@@ -288,8 +290,8 @@ fn stub_round_effects(replay: bool, store: bool) -> Vec<(String, u64, u64, u64)>
 #[test]
 fn rewalked_marking_tree_has_the_real_traces_effects() {
     for store in [false, true] {
-        let on = stub_round_effects(true, store);
-        let off = stub_round_effects(false, store);
+        let on = stub_round_effects(true, store, false);
+        let off = stub_round_effects(false, store, false);
         let third = &off[2].0;
         assert!(!third.contains("objects_copied: 0,") && !third.contains("regions_unevacuated: 0,"));
         for (i, (a, b)) in on.iter().zip(&off).enumerate() {
@@ -297,7 +299,11 @@ fn rewalked_marking_tree_has_the_real_traces_effects() {
                 a.0 == b.0,
                 "store {store}: GC {i}: the re-walked and the real trace differ"
             );
-            assert_eq!((b.1, b.2, b.3), (0, 0, 0), "replay off never uses a record");
+            assert_eq!(
+                (b.1, b.2, b.3, b.4),
+                (0, 0, 0, 0),
+                "replay off never uses a record"
+            );
         }
         let rewalks: Vec<u64> = on.iter().map(|x| x.1).collect();
         let replays: Vec<u64> = on.iter().map(|x| x.2).collect();
@@ -321,5 +327,34 @@ fn rewalked_marking_tree_has_the_real_traces_effects() {
             [0, 0, 0, 0, 0, 0, 0, 1, 1, 1],
             "the second stub round follows"
         );
+    }
+}
+
+/// The full GC right after the second stub round, which lays the heap out as the first did (only
+/// the regions differ), replays the trace recorded right after the first, translated to the new
+/// regions, with exactly a real trace's effects (statistics, addresses, metadata, marks, page
+/// operations in order). A reference store since the record prevents it (the walk re-walks).
+#[test]
+fn translated_replay_across_a_compaction_has_the_real_traces_effects() {
+    for store in [false, true] {
+        let on = stub_round_effects(true, store, true);
+        let off = stub_round_effects(false, store, true);
+        for (i, (a, b)) in on.iter().zip(&off).enumerate() {
+            assert!(
+                a.0 == b.0,
+                "store {store}: GC {i}: the translated replay and the real trace differ"
+            );
+        }
+        let eighth = &off[8].0;
+        assert!(!eighth.contains("objects_copied: 0,") && !eighth.contains("regions_unevacuated: 0,"));
+        let translations: Vec<u64> = on.iter().map(|x| x.4).collect();
+        let rewalks: Vec<u64> = on.iter().map(|x| x.1).collect();
+        if store {
+            assert_eq!(translations, [0; 10], "no translation after the store");
+            assert_eq!(rewalks, [0, 0, 1, 1, 1, 1, 1, 1, 1, 1]);
+        } else {
+            assert_eq!(translations, [0, 0, 0, 0, 0, 0, 0, 0, 1, 1]);
+            assert_eq!(rewalks, [0, 0, 1, 1, 1, 1, 1, 1, 1, 1], "no re-walk: a replay");
+        }
     }
 }

@@ -26,10 +26,14 @@
 //! marking tree re-walks that tree instead (module `tree`, `Heap::tree_rewalks`; not counted as
 //! a refusal).
 //!
+//! A record can also replay across one compaction that laid the heap out as the one before the
+//! record did (module `layout`).
+//!
 //! Objects allocated since the recorded trace are unreachable (reaching them needs a reference
 //! store or a root), so the marked set is the recorded one. A recorded trace in which a copy
 //! failed (no free region) is not replayed.
 
+use super::layout::Layout;
 use super::{RegMark, Tracer, NO_DEPTH, ROLE_EVAC, ROLE_UNEVAC};
 use crate::backing::PageBacking;
 use crate::heap::{Heap, Meta, ObjId};
@@ -45,20 +49,28 @@ const WRITE: u64 = 1 << 62;
 pub(crate) struct TraceMemo {
     /// Replay is switched off (tests compare replayed and real traces).
     pub off: bool,
-    valid: bool,
+    pub(super) valid: bool,
     /// `Heap::epoch` of the collection it describes.
-    epoch: u32,
-    graph_clock: u64,
-    roots: Vec<ObjId>,
+    pub(super) epoch: u32,
+    pub(super) graph_clock: u64,
+    pub(super) roots: Vec<ObjId>,
     free: bool,
     mask: Meta,
     /// Page touches (first page, pages, [`WRITE`]) and [`COPY`] events, in order.
-    events: Vec<u64>,
+    pub(super) events: Vec<u64>,
     mark: Vec<u64>,
     /// Regions with objects marked in place, and what was marked there.
-    inplace: Vec<(u32, RegMark)>,
+    pub(super) inplace: Vec<(u32, RegMark)>,
     /// Regions the copies went to.
-    tospace: Vec<u32>,
+    pub(super) tospace: Vec<u32>,
+    /// The layout of the collection right before the recorded one, if it kept one, and the
+    /// regions the recorded trace's copies came from (module `layout`).
+    pub(super) layout: Option<Layout>,
+    pub(super) from: Vec<u32>,
+    /// The layout of the last collection that kept one.
+    pub(super) last_layout: Option<Layout>,
+    /// Records translated to a new layout so far.
+    pub translations: u64,
     visits: u64,
     refs_scanned: u64,
     /// Collections replayed so far.
@@ -149,6 +161,7 @@ impl TraceMemo {
         failed: bool,
         regs: &[RegMark],
         taken: &[u32],
+        from: &mut Vec<u32>,
         free: bool,
         mask: Meta,
         visits: u64,
@@ -161,6 +174,11 @@ impl TraceMemo {
             self.replays += 1;
             return;
         }
+        self.layout = self
+            .last_layout
+            .clone()
+            .filter(|l| l.epoch.wrapping_add(1) == heap.epoch);
+        std::mem::swap(&mut self.from, from);
         std::mem::swap(&mut self.events, log);
         self.valid = !failed;
         self.graph_clock = heap.graph_clock;
@@ -198,6 +216,11 @@ pub(super) fn log_touch(log: &mut Vec<u64>, first: u32, n: u32, write: bool) {
 #[inline(always)]
 pub(super) fn log_copy(log: &mut Vec<u64>, o: ObjId) {
     log.push(COPY | o as u64);
+}
+
+/// Whether event `e` is a copy (else a page touch, its first page in the low 32 bits).
+pub(super) fn is_copy(e: u64) -> bool {
+    e & COPY != 0
 }
 
 impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {

@@ -3,7 +3,8 @@
 //!
 //! A recorded trace ([`super::replay`]) only stands for the next collection when no collection
 //! ran in between: a compacting collection moves every object, so the trace right after it must
-//! run again. Marvin's stub rounds are such compactions (every 7th background walk), and the walk
+//! run again (unless that compaction laid the heap out as the one before the record did: module
+//! `layout`). Marvin's stub rounds are such compactions (every 7th background walk), and the walk
 //! after each is the costliest part of a background app's steady cycle. What a full DFS trace
 //! marks, and in which order, depends only on the roots and the graph, not on where objects are:
 //! - **Recorded** by full DFS traces of the whole heap that take the generic loop (hooks that are
