@@ -230,6 +230,18 @@ pub struct CpuProfile {
     /// install) in ns, excluding compression and I/O. Range 1..=10^8. No default.
     /// Source: estimates.
     pub reclaim_unmap_ns: u64,
+    /// Range zap (`madvise(MADV_DONTNEED)`-like drop of a named range of one address space:
+    /// page-table walk over the range, PTE clear, page freed) per present page, in ns: no LRU
+    /// isolation and no rmap walk. Range 1..=10^8. No default. Source: host measurement
+    /// (`scripts/zap_bench.c`: one MADV_DONTNEED of 256 MiB of resident anon pages: ~130 ns on the host) ×
+    /// speed factor.
+    pub zap_page_ns: u64,
+    /// Fixed cost of one range zap in ns (page-table walk start, TLB flush of the range,
+    /// freeing the gathered pages, LRU drain), excluding the syscall entry. Range 1..=10^8. No
+    /// default. Source: host measurement (`scripts/zap_bench.c`: MADV_DONTNEED of one resident
+    /// page minus one of an unmapped page and minus `zap_page_ns`: ~1.0 µs on the host) × speed
+    /// factor.
+    pub zap_range_ns: u64,
     /// Zygote fork + specialize time in ms, on the critical path of a cold launch.
     /// Range (0, 100000]. No default. Source: estimates.
     pub process_create_ms: f64,
@@ -355,6 +367,8 @@ const SCHEMA: &[(&str, &[&str])] = &[
             "major_fault_overhead_ns",
             "reclaim_scan_ns",
             "reclaim_unmap_ns",
+            "zap_page_ns",
+            "zap_range_ns",
             "process_create_ms",
         ],
     ),

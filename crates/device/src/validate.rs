@@ -152,6 +152,8 @@ impl DeviceProfile {
         )?;
         v.uint_range("cpu", "reclaim_scan_ns", c.reclaim_scan_ns, 1, 100_000_000, t)?;
         v.uint_range("cpu", "reclaim_unmap_ns", c.reclaim_unmap_ns, 1, 100_000_000, t)?;
+        v.uint_range("cpu", "zap_page_ns", c.zap_page_ns, 1, 100_000_000, t)?;
+        v.uint_range("cpu", "zap_range_ns", c.zap_range_ns, 1, 100_000_000, t)?;
         v.pos_f64(
             "cpu",
             "process_create_ms",

@@ -281,6 +281,12 @@ fn ranges() {
         &with_value("zram_disksize_mb", "1000000"),
         "swap.zram_disksize_mb",
     );
+    // Range-zap costs: positive ns up to 10^8, required.
+    let msg = expect_err(&with_value("zap_page_ns", "0"), "cpu.zap_page_ns");
+    assert!(msg.contains("got 0"), "{msg}");
+    expect_err(&with_value("zap_range_ns", "100000001"), "cpu.zap_range_ns");
+    expect_err(&with_value("zap_range_ns", "-5"), "cpu.zap_range_ns");
+    expect_err(&without_line("zap_page_ns"), "zap_page_ns");
     // Defaulted keys take the Linux defaults.
     let p = DeviceProfile::from_toml_str(&without_line("watermark_scale_factor"), "ok.toml").unwrap();
     assert_eq!(

@@ -14,10 +14,14 @@
 //!   priority of a direct reclaim), at the reclaimer's time, with a [`ScanControl`] and a
 //!   [`ProcView`] per live process; returns the order in which processes' LRUs are scanned.
 //!   Not asked on a device with one global LRU unless [`ReclaimHook::orders_across_processes`].
-//! - [`Shrinker::shrink`] of every registered shrinker, in order: right after `lruvec_order`,
-//!   BEFORE the LRU walk: pages the policy wants reclaimed now. The kernel reclaims exactly those
-//!   (resident, not mlocked; anon only while a swap device has room), stops asking shrinkers once
-//!   the pass has enough, and then skips the LRU walk.
+//! - [`Shrinker::shrink`] then [`Shrinker::shrink_ranges`] of every registered shrinker, in
+//!   order: right after `lruvec_order`, BEFORE the LRU walk: pages the policy wants reclaimed
+//!   now. The kernel reclaims exactly those (resident, not mlocked; anon only while a swap device
+//!   has room), stops asking shrinkers once the pass has enough, and then skips the LRU walk.
+//!   Pages named one by one are taken like LRU victims (`reclaim_scan_ns` + `reclaim_unmap_ns`
+//!   each); a named range is zapped (`madvise(MADV_DONTNEED)`-like: `zap_page_ns` per page with a
+//!   clean backend copy, `zap_range_ns` per range, no LRU isolation or rmap walk), its other
+//!   resident pages taken like LRU victims.
 //! - [`ReclaimHook::inactive_verdict`]: for every page taken from the tail of an inactive list
 //!   during the walk (accessed bit sampled into the view, then cleared).
 //! - [`ReclaimHook::swap_tag`]: for every anon page about to be stored on a swap backend: by the
@@ -183,14 +187,39 @@ pub trait ReclaimHook {
     }
 }
 
+/// A run of pages of one process's address space, `first .. first + pages`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PageRange {
+    pub first: PageIdx,
+    pub pages: u32,
+}
+
 /// A shrinker asked before the LRU walk of every reclaim pass (Linux `shrink_slab` runs every
 /// registered shrinker; here a policy registers one to release memory it can free cheaply, e.g.
 /// clean copies of saved objects or a domain's cached pages). Stock has none.
 pub trait Shrinker {
     /// Push pages to reclaim now (`want_pages` is what the pass still needs). The kernel reclaims
     /// exactly the pushed pages that are resident and not mlocked (anon ones only while swap has
-    /// room).
-    fn shrink(&mut self, cx: &mut HookCx, sc: &ScanControl, want_pages: u64, out: &mut Vec<PageIdx>);
+    /// room), each like an LRU victim. Default: none.
+    fn shrink(&mut self, cx: &mut HookCx, sc: &ScanControl, want_pages: u64, out: &mut Vec<PageIdx>) {
+        let _ = (cx, sc, want_pages, out);
+    }
+
+    /// Push ranges to drop now, asked right after [`Self::shrink`] with what the pass still
+    /// needs: each is zapped like `madvise(MADV_DONTNEED)` of the owner's range (the range's page
+    /// table walked, one TLB flush): its resident pages with a clean backend copy (swap cache)
+    /// are dropped with no I/O at `zap_page_ns` each, plus `zap_range_ns` once if any was; its
+    /// other resident, evictable pages are reclaimed as if pushed by `shrink` (their data is
+    /// kept). Default: none.
+    fn shrink_ranges(
+        &mut self,
+        cx: &mut HookCx,
+        sc: &ScanControl,
+        want_pages: u64,
+        out: &mut Vec<PageRange>,
+    ) {
+        let _ = (cx, sc, want_pages, out);
+    }
 }
 
 pub trait FaultHook {

@@ -118,6 +118,9 @@ pub struct KernelParams {
     pub major_fault_overhead_ns: Nanos,
     pub reclaim_scan_ns: Nanos,
     pub reclaim_unmap_ns: Nanos,
+    /// Range zap (shrinker ranges): per present page and per range (`device` `cpu.zap_*`).
+    pub zap_page_ns: Nanos,
+    pub zap_range_ns: Nanos,
     pub page_copy_ns: Nanos,
     pub cpu_factor: f64,
     pub watermarks: Watermarks,
@@ -208,6 +211,19 @@ pub struct VmStat {
     pub swapin_locality_faults: u64,
     pub swapin_locality_next1: u64,
     pub swapin_locality_next3: u64,
+    /// Shrinker ranges zapped (pages dropped, ranges with any, and their CPU, ns): the cost of
+    /// a policy's range reclaim on its own (also in `pgsteal_*` and the Reclaim CPU). Left out
+    /// of the JSON while zero, so runs without range shrinkers keep their output.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub shrinker_zap_pages: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub shrinker_zap_ranges: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub shrinker_zap_ns: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 /// Swap integrity counters: every swapped-in page's bytes are checksummed.
@@ -258,6 +274,7 @@ pub(crate) struct Scratch {
     pub procs: Vec<hooks::ProcView>,
     pub order: Vec<Pid>,
     pub shrink: Vec<PageIdx>,
+    pub ranges: Vec<hooks::PageRange>,
     pub batch: Vec<swap::SwapOutPage>,
 }
 
@@ -272,6 +289,7 @@ impl Scratch {
         self.procs.clear();
         self.order.clear();
         self.shrink.clear();
+        self.ranges.clear();
         self.batch.clear();
     }
 
@@ -292,6 +310,7 @@ impl Scratch {
         pick(&mut self.procs, &mut other.procs);
         pick(&mut self.order, &mut other.order);
         pick(&mut self.shrink, &mut other.shrink);
+        pick(&mut self.ranges, &mut other.ranges);
         pick(&mut self.batch, &mut other.batch);
     }
 }
@@ -388,6 +407,8 @@ impl Kernel {
             major_fault_overhead_ns: device.cpu.major_fault_overhead_ns as Nanos,
             reclaim_scan_ns: device.cpu.reclaim_scan_ns as Nanos,
             reclaim_unmap_ns: device.cpu.reclaim_unmap_ns as Nanos,
+            zap_page_ns: device.cpu.zap_page_ns as Nanos,
+            zap_range_ns: device.cpu.zap_range_ns as Nanos,
             page_copy_ns: device.page_copy_ns() as Nanos,
             cpu_factor: device.cpu.speed_factor,
             watermarks,

@@ -16,7 +16,9 @@
 //! reclaim unit with it (stock: none; region policies: the rest of its region, emptied by
 //! dropping clean inactive file pages and migrating the others).
 //! Costs: `reclaim_scan_ns` per page scanned, `reclaim_unmap_ns` per page evicted, plus the
-//! backend's compression CPU.
+//! backend's compression CPU. A shrinker's named range is zapped instead (`madvise(DONTNEED)`:
+//! the owner's page table walked over the range, one TLB flush): `zap_page_ns` per dropped
+//! swap-cached page plus `zap_range_ns` per range, no LRU isolation or rmap walk.
 
 use crate::hooks::{ScanControl, Verdict};
 use crate::swap::SwapOutPage;
@@ -145,6 +147,7 @@ impl Kernel {
         }
         // Shrinkers first: the pages they name are reclaimed before (maybe instead of) the walk.
         let mut shrink = std::mem::take(&mut scratch.shrink);
+        let mut ranges = std::mem::take(&mut scratch.ranges);
         for i in 0..self.hooks.shrinkers.len() {
             if ctx.out.reclaimed >= nr_to_reclaim {
                 break;
@@ -154,6 +157,14 @@ impl Kernel {
             self.hooks.shrinkers[i].shrink(&mut cx, &sc, want, &mut shrink);
             for idx in shrink.drain(..) {
                 self.reclaim_one(idx, &mut ctx);
+            }
+            if ctx.out.reclaimed < nr_to_reclaim {
+                let want = nr_to_reclaim - ctx.out.reclaimed;
+                let mut cx = hook_cx!(self, now, actor);
+                self.hooks.shrinkers[i].shrink_ranges(&mut cx, &sc, want, &mut ranges);
+                for r in ranges.drain(..) {
+                    self.zap_range(r, &mut ctx);
+                }
             }
             self.flush_swap_batch(&mut ctx);
         }
@@ -177,7 +188,7 @@ impl Kernel {
             }
         }
         self.flush_swap_batch(&mut ctx);
-        (scratch.procs, scratch.order, scratch.shrink) = (procs, order, shrink);
+        (scratch.procs, scratch.order, scratch.shrink, scratch.ranges) = (procs, order, shrink, ranges);
         scratch.batch = std::mem::take(&mut ctx.batch);
         self.put_scratch(scratch);
         self.decay_costs();
@@ -579,6 +590,38 @@ impl Kernel {
             self.evict_file_page(idx, ctx);
         }
         true
+    }
+
+    /// Zap a shrinker's range (`madvise(MADV_DONTNEED)`-like, see
+    /// [`crate::hooks::Shrinker::shrink_ranges`]): resident, evictable pages with a clean backend
+    /// copy are dropped (no I/O, `zap_page_ns` each, `zap_range_ns` once for the range); other
+    /// resident pages go through [`Self::reclaim_one`] so no data is lost.
+    fn zap_range(&mut self, r: crate::hooks::PageRange, ctx: &mut ScanCtx) {
+        let end = (r.first as u64 + r.pages as u64).min(self.pt.pages.len() as u64) as PageIdx;
+        let mut zapped = 0u64;
+        for idx in r.first.min(end)..end {
+            let p = self.pt.pages[idx as usize];
+            let evictable = !matches!(p.lru, LruList::Unevictable | LruList::None);
+            if p.state != PageState::Resident || !evictable {
+                continue;
+            }
+            if !p.has(flags::SWAPCACHE) {
+                self.reclaim_one(idx, ctx);
+                continue;
+            }
+            self.pt.lru_del(&mut self.procs[p.pid as usize].lru, idx);
+            self.unmap_swap_cached(idx);
+            zapped += 1;
+        }
+        if zapped == 0 {
+            return;
+        }
+        let ns = zapped * self.params.zap_page_ns + self.params.zap_range_ns;
+        ctx.reclaim_ns += ns;
+        ctx.out.reclaimed += zapped;
+        self.vmstat.shrinker_zap_pages += zapped;
+        self.vmstat.shrinker_zap_ranges += 1;
+        self.vmstat.shrinker_zap_ns += ns;
     }
 
     /// MADV_PAGEOUT over `[first, end)`: reclaim resident pages of the range now, on the caller.

@@ -110,6 +110,7 @@ impl Rig {
         }
         self.t = until;
     }
+    /// The pages of the ranges Marvin's shrinker names (one range per object).
     fn shrink(&mut self, want: u64) -> Vec<PageIdx> {
         let mut timers = Timers::default();
         let mut cx = HookCx::new(self.t, Actor::Kswapd, &mut self.l, &mut timers);
@@ -119,9 +120,9 @@ impl Rig {
             pass: 0,
             nr_to_reclaim: want,
         };
-        let mut out = Vec::new();
-        TableShrinker(self.global.clone()).shrink(&mut cx, &sc, want, &mut out);
-        out
+        let mut ranges = Vec::new();
+        TableShrinker(self.global.clone()).shrink_ranges(&mut cx, &sc, want, &mut ranges);
+        ranges.iter().flat_map(|r| r.first..r.first + r.pages).collect()
     }
     /// Background for long enough that stubs exist and are saved.
     fn go_background_until_saved(&mut self) {

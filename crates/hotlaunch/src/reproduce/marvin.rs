@@ -80,9 +80,13 @@ struct Run {
     kills: BTreeMap<&'static str, u64>,
     policy_metrics: BTreeMap<String, f64>,
     alloc_ms: Vec<f64>,
-    /// Pages reclaimed (kswapd + direct) and the kernel's Reclaim CPU for them, ns.
-    pgsteal: u64,
-    reclaim_ns: u64,
+    /// Pages the kernel zapped for shrinkers (Marvin's reclamation table) and its CPU for them,
+    /// ns (vmstat `shrinker_zap_*`: the shrinker path's own cost, not the LRU's).
+    zap_pages: u64,
+    zap_ranges: u64,
+    zap_ns: u64,
+    /// The device's per-page zap cost (`cpu.zap_page_ns`), ns.
+    zap_page_ns: u64,
     app_cpu_ns: u64,
     app_names: Vec<String>,
     /// (app index, ms) of every hot launch, in launch order.
@@ -101,8 +105,10 @@ impl Run {
             kills: o.kills.clone(),
             policy_metrics: o.policy_metrics.clone(),
             alloc_ms: o.alloc_ms.clone(),
-            pgsteal: v.pgsteal_kswapd + v.pgsteal_direct,
-            reclaim_ns: o.kernel.cpu.by_category(engine::Category::Reclaim),
+            zap_pages: v.shrinker_zap_pages,
+            zap_ranges: v.shrinker_zap_ranges,
+            zap_ns: v.shrinker_zap_ns,
+            zap_page_ns: o.kernel.params.zap_page_ns,
             app_cpu_ns: o.kernel.cpu.by_category(engine::Category::App),
             app_names: o.per_app.iter().map(|a| a.app.clone()).collect(),
             hot_launches: o
@@ -305,17 +311,18 @@ fn swap_file(quick: bool) -> anyhow::Result<Check> {
     })
 }
 
-/// Reclaim times (250 MB, 500 MB) in ms: the kernel's reclaim work for that many pages at the
-/// run's measured cost per reclaimed page (Reclaim CPU / pages stolen; in this scenario nearly
-/// every page comes from Marvin's shrinker: clean saved objects, an unmap each, no I/O). The
-/// paper times the same operation (madvise of saved objects). `Err(cause)` when the run did not
-/// measure it: Marvin's shrinker was never asked (memory never got tight).
+/// Reclaim times (250 MB, 500 MB) in ms: the kernel's work for that many pages at the run's
+/// measured cost per page of Marvin's shrinker path alone (zap CPU / pages zapped: each clean
+/// saved object's range dropped like the artifact's per-object `madvise(MADV_DONTNEED)`, no I/O;
+/// the LRU's own reclaim is not mixed in). The shrinker's table scan (policy CPU, `rte_scan_ns`
+/// per entry) is left out: ~1% of it. `Err(cause)` when the run did not measure it: Marvin's
+/// shrinker was never asked (memory never got tight).
 fn reclaim_ms(out: &Run) -> Result<(f64, f64), String> {
     let shrunk = metric(out, "marvin.shrinker_reclaimed_mb");
-    if shrunk.is_nan() || shrunk <= 0.0 {
+    if shrunk.is_nan() || shrunk <= 0.0 || out.zap_pages == 0 {
         return Err("memory never got tight: Marvin's shrinker reclaimed nothing".into());
     }
-    let ms_per_mb = out.reclaim_ns as f64 / out.pgsteal.max(1) as f64 * 256.0 / 1e6;
+    let ms_per_mb = out.zap_ns as f64 / out.zap_pages as f64 * 256.0 / 1e6;
     Ok((250.0 * ms_per_mb, 500.0 * ms_per_mb))
 }
 
@@ -342,16 +349,34 @@ fn reclaim_latency(quick: bool) -> anyhow::Result<Check> {
     let (simulated, ok) = match reclaim_ms(m) {
         Ok((r250, r500)) => {
             let ok = (26.0..=104.0).contains(&r250) && (54.0..=216.0).contains(&r500);
-            // Why it misses when it does: the per-page cost is the device profile's reclaim
-            // scan + unmap estimate (x86 figures scaled by speed_factor), not a Marvin figure.
+            // Why it misses when it does: the cost is the device profile's range-zap figures
+            // (host-measured MADV_DONTNEED x speed_factor) over the objects' page ranges, not a
+            // Marvin figure.
             let us_page = r250 * 1000.0 / (250.0 * 256.0);
+            let per_range = m.zap_pages as f64 / m.zap_ranges.max(1) as f64;
             let cause = if ok {
                 String::new()
             } else {
-                format!(" (GAP cause: the device's reclaim scan + unmap estimates give {us_page:.2} us/page; the paper's 52 ms is ~0.8 us/page)")
+                format!(
+                    " (GAP cause: the artifact drops object by object (one madvise each) and these \
+                     objects are {per_range:.1} page(s), so each page pays a whole range zap: the \
+                     device's cpu.zap_range_ns + cpu.zap_page_ns, a one-page MADV_DONTNEED measured \
+                     on the simulator's host (Xeon VM guest, ~1.1 us without the syscall) x \
+                     speed_factor, give {us_page:.2} us/page; the paper's 52 ms is ~0.8 us/page, i.e. \
+                     this path is ~{:.0}x cheaper on the Pixel XL than the host figure x speed_factor, \
+                     or Fig. 6's app (object sizes not given) had multi-page objects: at the per-page \
+                     cost alone 250 MB takes {:.0} ms)",
+                    us_page / 0.8,
+                    m.zap_page_ns as f64 * 250.0 * 256.0 / 1e6
+                )
             };
             (
-                format!("reclaim work 250 MB {r250:.0} ms, 500 MB {r500:.0} ms (per page, linear){cause}; {detail}"),
+                format!(
+                    "reclaim work 250 MB {r250:.0} ms, 500 MB {r500:.0} ms (shrinker zaps only: {:.0} MB in {} \
+                     ranges, {us_page:.2} us/page, linear){cause}; {detail}",
+                    m.zap_pages as f64 / 256.0,
+                    m.zap_ranges
+                ),
                 ok,
             )
         }
@@ -409,8 +434,13 @@ fn versus_swap(quick: bool) -> anyhow::Result<Check> {
     let (simulated, ok) = match reclaim_ms(&runs[0].1) {
         Ok((_, r500)) if r500 > 0.0 => {
             let ratio = pressure / r500;
+            let cause = if ratio >= 30.0 {
+                ""
+            } else {
+                " (GAP cause: row #4's per-page zap cost; the paper's 108 ms would give ~60x)"
+            };
             (
-                format!("{:.2} s / {r500:.0} ms = {ratio:.0}x", pressure / 1000.0),
+                format!("{:.2} s / {r500:.0} ms = {ratio:.0}x{cause}", pressure / 1000.0),
                 ratio >= 30.0,
             )
         }
@@ -513,25 +543,42 @@ fn interposition(quick: bool) -> anyhow::Result<Check> {
 /// #9: Marvin vs Fleet on the Fleet-paper synthetic apps (`fleet-7.1-synthetic-*`, Marvin with
 /// a 1 KiB stub threshold as the Fleet paper ran it).
 fn small_objects(quick: bool) -> anyhow::Result<Check> {
-    let peaks = |size: u32| -> anyhow::Result<(u32, u32)> {
+    // (Marvin peak, Fleet peak, apps the scenario launches, Marvin's kills).
+    let peaks = |size: u32| -> anyhow::Result<(u32, u32, usize, u64)> {
         let runs = run(&format!("fleet-7.1-synthetic-{size}"), quick)?;
+        let m = get(&runs, super::fleet::MARVIN_1K)?;
         Ok((
-            get(&runs, super::fleet::MARVIN_1K)?.cached_peak,
+            m.cached_peak,
             get(&runs, "fleet")?.cached_peak,
+            m.app_names.len(),
+            m.kills.values().sum(),
         ))
     };
-    let (m512, f512) = peaks(512)?;
-    let (m2048, f2048) = peaks(2048)?;
+    let (m512, f512, _, _) = peaks(512)?;
+    let (m2048, f2048, launched, m_kills) = peaks(2048)?;
     let small = m512 as f64 / f512.max(1) as f64;
     let large = m2048 as f64 / f2048.max(1) as f64;
+    let ok = small <= 0.6 && (0.9..=1.1).contains(&large);
+    // Marvin's 2048 B figure is censored when it kept every app the scenario launches: its
+    // capacity is then at least that, not a measured maximum (the paper's 18 of both systems, and
+    // Fleet's 18 on both object sizes, look like the same kind of ceiling).
+    let cause = if !ok && m2048 as usize >= launched.saturating_sub(1) && m_kills == 0 {
+        format!(
+            " (GAP cause: on 2048 B Marvin kept all {m2048} of the {launched} launched apps with no kill: \
+             its capacity is above what the scenario launches, a lower bound, not a maximum; every \
+             object is >= the 1 KiB stub threshold, so background heaps go to its swap files)"
+        )
+    } else {
+        String::new()
+    };
     Ok(Check {
         check: "#9 Marvin vs Fleet caching, 512 B / 2048 B synthetic apps".into(),
         paper: "Fleet §7.1: Marvin 9 vs Fleet 18 (512 B); 18 vs 18 (2048 B)".into(),
         simulated: format!(
-            "512 B: Marvin {m512} vs Fleet {f512} ({small:.2}x); 2048 B: Marvin {m2048} vs Fleet {f2048} ({large:.2}x)"
+            "512 B: Marvin {m512} vs Fleet {f512} ({small:.2}x); 2048 B: Marvin {m2048} vs Fleet {f2048} ({large:.2}x){cause}"
         ),
         tolerance: "Marvin <= 0.6x Fleet (512 B); ±10% (2048 B)".into(),
-        status: status(small <= 0.6 && (0.9..=1.1).contains(&large)),
+        status: status(ok),
     })
 }
 
@@ -561,7 +608,7 @@ mod tests {
         let m = &runs[0].1;
         assert!(super::metric(m, "marvin.shrinker_reclaimed_mb") > 500.0);
         assert_eq!(super::lmkd_kills(m), 0, "{:?}", m.kills);
-        assert!(m.pgsteal > 0 && m.reclaim_ns > 0);
+        assert!(m.zap_pages > 0 && m.zap_ns > 0);
         let (r250, r500) = super::reclaim_ms(m).unwrap();
         assert!(r250 > 0.0 && (r500 / r250 - 2.0).abs() < 1e-9, "{r250} {r500}");
         let row = super::reclaim_latency(true).unwrap();

@@ -9,18 +9,25 @@ use engine::{HookCx, Stall};
 use framework::sim::{AppView, LaunchKind, PolicyKernel};
 use framework::FrameworkHooks;
 use kernel::hooks::{
-    stock_inactive_verdict, FaultHook, PageView, ReclaimHook, ScanControl, Shrinker, Verdict,
+    stock_inactive_verdict, FaultHook, PageRange, PageView, ReclaimHook, ScanControl, Shrinker, Verdict,
 };
-use kernel::types::{Advice, PageIdx, PageKind};
+use kernel::types::{Advice, PageKind};
 use std::collections::BTreeMap;
 
 /// MK's reclamation (§5.2, §6.2): when the kernel needs memory it takes clean saved objects of
 /// background apps (in victim order; never the foreground app) and drops their pages. They have a
-/// clean copy in the swap file, so no I/O happens: the kernel only unmaps them.
+/// clean copy in the swap file, so no I/O happens: the kernel zaps each object's page range (the
+/// artifact's `madvise(obj, pages, MADV_DONTNEED)` per object), no LRU scan or rmap walk.
 pub struct TableShrinker(pub Shared<Global>);
 
 impl Shrinker for TableShrinker {
-    fn shrink(&mut self, cx: &mut HookCx, _sc: &ScanControl, want_pages: u64, out: &mut Vec<PageIdx>) {
+    fn shrink_ranges(
+        &mut self,
+        cx: &mut HookCx,
+        _sc: &ScanControl,
+        want_pages: u64,
+        out: &mut Vec<PageRange>,
+    ) {
         self.0.with(|g| {
             let mut got = 0u64;
             let mut scanned = 0u64;
@@ -42,7 +49,10 @@ impl Shrinker for TableShrinker {
                         continue;
                     }
                     *s |= RECLAIMED;
-                    out.extend(e.first..e.first + e.pages);
+                    out.push(PageRange {
+                        first: e.first,
+                        pages: e.pages,
+                    });
                     got += e.pages as u64;
                     t.c.reclaimed_bytes += e.size as u64;
                 }

@@ -28,7 +28,8 @@
 //!   each app's table lists its stubbed objects and their pages. Under memory pressure the kernel
 //!   asks its shrinkers; Marvin's walks background apps (victim order `victim_order`: the paper
 //!   leaves it open), never the foreground app, and hands over the pages of clean saved objects.
-//!   They have a clean copy, so the kernel only unmaps them (no I/O).
+//!   They have a clean copy, so the kernel only zaps each object's page range (no I/O; the
+//!   shrinker's range seam, priced as the artifact's per-object `madvise(MADV_DONTNEED)`).
 //! - **Object faults** (§6.2): an app access to a reclaimed object restores it: its pages are
 //!   read back from the swap file on the accessing thread's critical path (the kernel's flash
 //!   fault path); the copy stays in the swap file (swap cache), so it is clean again.
