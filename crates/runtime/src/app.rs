@@ -262,12 +262,13 @@ impl JavaApp {
         while self.built < until {
             let i = self.built;
             let t = now + cost.main_stall.ns;
-            let nslots = bp.nslots(i);
-            let (id, c) = self.rt.alloc(
+            // Slots past the blueprint's last non-null one stay null: not stored.
+            let (id, c) = self.rt.alloc_used(
                 t,
                 self.hclass[bp.class(i) as usize],
                 bp.size(i),
-                nslots,
+                bp.nslots(i),
+                bp.slots(i as u32).len() as u32,
                 backing,
                 ledger,
             )?;

@@ -243,6 +243,7 @@ impl Blueprint {
                 hclass[self.class(i) as usize],
                 self.size(i),
                 self.nslots(i),
+                self.slots(i as u32).len() as u32,
                 backing,
             )?);
         }

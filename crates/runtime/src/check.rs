@@ -32,6 +32,14 @@ impl Heap {
                     self.pid
                 ));
             };
+            if r.flags & oflags::TAIL != 0
+                && (r.ref_start == 0 || self.refs[r.ref_start as usize - 1] < r.ref_len + 2)
+            {
+                return Err(format!(
+                    "heap {}: object {o}'s unstored null tail has no slot count before its slots",
+                    self.pid
+                ));
+            }
             if let Some(d) = slots.iter().find(|&&d| d != NULL && !alive(d)) {
                 return Err(format!(
                     "heap {}: live object {o} refers to dead object {d}",

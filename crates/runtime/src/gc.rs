@@ -275,7 +275,7 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
             // Marked in place: read when scanned.
             touch = mode == VisitMode::Normal;
         }
-        let scan = rec.ref_len > 0 && mode != VisitMode::Opaque;
+        let scan = rec.has_refs() && mode != VisitMode::Opaque;
         (scan || touch).then_some(o | VISITED | if touch { TOUCH } else { 0 })
     }
 
@@ -284,7 +284,7 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
     /// header page.
     #[inline(always)]
     fn touch_in_place(&mut self, rec: &ObjRec) {
-        let (f, n, write) = if rec.ref_len > 0 {
+        let (f, n, write) = if rec.has_refs() {
             let (f, n) = self.heap.pages_in(rec);
             (f, n, true)
         } else {

@@ -34,10 +34,15 @@
 //! - [`Heap::alloc_ms`]: allocation time, cold (read only when a policy hook looks at it);
 //! - the mark bitmap: one bit per id, plus one for the collector's NULL stand-in (a 4 M-object
 //!   heap's marks fit in ~0.5 MB of cache);
-//! - [`Heap::refs`]: all reference slots, CSR-style (`recs[o].ref_start`, `recs[o].ref_len`),
-//!   compacted when dead objects' slots dominate.
+//! - [`Heap::refs`]: the reference slots, CSR-style (`recs[o].ref_start`, `recs[o].ref_len`),
+//!   compacted when dead objects' slots dominate. An object allocated with a hint that only its
+//!   first slots will be written (a built blueprint's object arrays are mostly empty tails) stores
+//!   only those, plus its full slot count in the word before them ([`oflags::TAIL`]); a store
+//!   beyond them moves its slots to the end of the array with room for more. The unstored tail
+//!   is null, which every collector loop skips anyway (issue 14: null tails were 13% of the
+//!   default day's peak memory).
 //!
-//! That is 28 bytes per object plus 4 bytes per reference slot (and one mark bit).
+//! That is 28 bytes per object plus 4 bytes per stored reference slot (and one mark bit).
 
 use crate::backing::{PageBacking, TouchBatch};
 use engine::{Actor, Nanos, Stall};
@@ -46,6 +51,7 @@ use serde::Serialize;
 use std::collections::BTreeSet;
 
 mod alloc;
+mod slots;
 
 /// Object id (dense index).
 pub type ObjId = u32;
@@ -82,6 +88,9 @@ pub mod oflags {
     pub const LARGE: u8 = 1 << 2;
     /// In the remembered set (an old object that had a reference stored into it since the last GC).
     pub const REMEMBERED: u8 = 1 << 3;
+    /// Only a prefix of the reference slots is stored ([`ObjRec::ref_len`] of them); the rest are
+    /// null, and the full count is stored in the slot word before `ref_start`.
+    pub const TAIL: u8 = 1 << 4;
 }
 
 /// What kind of object a class describes (decides LOS placement and how the GC scans it).
@@ -268,7 +277,8 @@ pub struct ObjRec {
     pub size: u32,
     /// First reference slot in [`Heap::refs`].
     pub ref_start: u32,
-    /// Number of reference slots.
+    /// Number of stored reference slots: all of them, or with [`oflags::TAIL`] the prefix that
+    /// may be non-null (the rest are null and not stored; [`Heap::nrefs`] counts them).
     pub ref_len: u32,
     pub class: ClassId,
     /// [`oflags`] bits.
@@ -280,6 +290,14 @@ pub struct ObjRec {
 // The record stays 24 bytes with 16 metadata bits (`flags` and `meta` share the last word).
 const _: () = assert!(std::mem::size_of::<ObjRec>() == 24);
 
+impl ObjRec {
+    /// Whether the object has reference slots at all (stored or in its null tail).
+    #[inline(always)]
+    pub fn has_refs(&self) -> bool {
+        (self.ref_len | (self.flags & oflags::TAIL) as u32) != 0
+    }
+}
+
 /// A read-only snapshot of an object for policy hooks.
 #[derive(Debug, Clone, Copy)]
 pub struct ObjView {
@@ -289,7 +307,8 @@ pub struct ObjView {
     pub alloc_ms: u32,
     pub flags: u8,
     pub meta: Meta,
-    pub nrefs: u32,
+    /// Whether the object has reference slots (its count: [`Heap::nrefs`]).
+    pub has_refs: bool,
 }
 
 impl ObjView {
@@ -529,19 +548,6 @@ impl Heap {
         self.recs[o as usize].addr >> REGION_SHIFT
     }
 
-    /// Reference slots of an object.
-    #[inline]
-    pub fn refs_of(&self, o: ObjId) -> &[ObjId] {
-        self.refs_in(&self.recs[o as usize])
-    }
-
-    /// Reference slots of the object with record `r`.
-    #[inline(always)]
-    pub fn refs_in(&self, r: &ObjRec) -> &[ObjId] {
-        let s = r.ref_start as usize;
-        &self.refs[s..s + r.ref_len as usize]
-    }
-
     pub fn view(&self, o: ObjId) -> ObjView {
         self.view_of(o, &self.recs[o as usize])
     }
@@ -557,7 +563,7 @@ impl Heap {
             alloc_ms: self.alloc_ms.get(o as usize).copied().unwrap_or(0),
             flags: r.flags,
             meta: r.meta,
-            nrefs: r.ref_len,
+            has_refs: r.has_refs(),
         }
     }
 
@@ -705,15 +711,6 @@ impl Heap {
             }
             None => false,
         }
-    }
-
-    /// Store a reference without touching pages or running barriers (heap construction).
-    pub fn set_ref_raw(&mut self, src: ObjId, slot: u32, dst: ObjId) {
-        let r = &self.recs[src as usize];
-        debug_assert!(slot < r.ref_len);
-        let s = r.ref_start + slot;
-        self.refs[s as usize] = dst;
-        self.graph_clock += 1;
     }
 
     /// The write barrier's generational part: remember an old object that now points elsewhere.

@@ -199,12 +199,31 @@ impl<H: RuntimeHooks + ?Sized> Runtime<H> {
         backing: &mut dyn PageBacking,
         ledger: &mut CpuLedger,
     ) -> Result<(ObjId, StepCost), HeapError> {
+        self.alloc_used(now, class, size, nrefs, nrefs, backing, ledger)
+    }
+
+    /// [`Self::alloc`] of an object of which only the first `used` reference slots are expected
+    /// to be written ([`Heap::alloc_used`]).
+    #[allow(clippy::too_many_arguments)]
+    pub fn alloc_used(
+        &mut self,
+        now: Nanos,
+        class: ClassId,
+        size: u32,
+        nrefs: u32,
+        used: u32,
+        backing: &mut dyn PageBacking,
+        ledger: &mut CpuLedger,
+    ) -> Result<(ObjId, StepCost), HeapError> {
         let actor = Actor::AppMain(self.heap.pid);
         if !self.task_asked {
             self.ask_next_task(now, actor, ledger);
         }
         let mut cost = StepCost::default();
-        let a = match self.heap.alloc(now, actor, class, size, nrefs, backing) {
+        let a = match self
+            .heap
+            .alloc_used(now, actor, class, size, nrefs, used, backing)
+        {
             Ok(a) => a,
             Err(HeapError::OutOfMemory { .. }) | Err(HeapError::NoRegion { .. }) => {
                 let st = self.collect(
@@ -221,7 +240,8 @@ impl<H: RuntimeHooks + ?Sized> Runtime<H> {
                     psi_ns: 0,
                 });
                 cost.gc = Some(st);
-                self.heap.alloc(t, actor, class, size, nrefs, backing)?
+                self.heap
+                    .alloc_used(t, actor, class, size, nrefs, used, backing)?
             }
             Err(e) => return Err(e),
         };

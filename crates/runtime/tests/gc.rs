@@ -62,9 +62,11 @@ fn unreachable_objects_are_reclaimed_and_reachable_survive_with_references() {
     let mut heap = small_heap_on(1, 4 << 20, &mut backing);
     let mut rng = RngStreams::new(2).stream("drop", 0);
     // Clear a quarter of all reference slots.
-    for k in 0..heap.refs.len() {
-        if rng.gen_range(0..4) == 0 {
-            heap.refs[k] = NULL;
+    for o in 0..heap.recs.len() as u32 {
+        for k in 0..heap.refs_of(o).len() as u32 {
+            if rng.gen_range(0..4) == 0 {
+                heap.set_ref_raw(o, k, NULL);
+            }
         }
     }
     // Drop a third of the roots and clear some references: creates garbage.
@@ -198,7 +200,7 @@ fn heap_growth_follows_art_formula() {
     let mut b = NullBacking::default();
     let mut ids = Vec::new();
     for _ in 0..5000 {
-        ids.push(heap.alloc_quiet(0, c, 4096, 0, &mut b).unwrap());
+        ids.push(heap.alloc_quiet(0, c, 4096, 0, 0, &mut b).unwrap());
     }
     for &o in &ids[..2500] {
         heap.add_root(o);
@@ -472,8 +474,11 @@ fn heap_invariant_check_catches_damage() {
     h.bytes_allocated -= 8;
     assert!(h.check_invariants().unwrap_err().contains("bytes_allocated"));
     let mut h = small_heap(3, 1 << 20);
-    let slot = h.refs.iter().position(|&d| d != NULL).unwrap();
+    let (o, k) = (0..h.recs.len() as u32)
+        .find_map(|o| Some((o, h.refs_of(o).iter().position(|&d| d != NULL)?)))
+        .unwrap();
     let dead = h.recs.len() as u32 + 5;
+    let slot = h.recs[o as usize].ref_start as usize + k;
     h.refs[slot] = dead;
     assert!(
         h.check_invariants().unwrap_err().contains("dead object"),

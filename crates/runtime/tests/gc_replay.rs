@@ -35,7 +35,7 @@ fn repeated_full_gc_effects(
     heap.set_trace_replay(replay);
     bookmark_some(&mut heap);
     let proto = heap.roots[0];
-    let (class, size, nrefs) = (heap.class(proto), heap.size(proto), heap.refs_of(proto).len());
+    let (class, size, nrefs) = (heap.class(proto), heap.size(proto), heap.nrefs(proto));
     let mut out = Vec::new();
     for i in 0..5 {
         if i == 3 {
@@ -67,7 +67,7 @@ fn repeated_full_gc_effects(
             }
         }
         for _ in 0..200 {
-            heap.alloc(0, Actor::AppMain(7), class, size, nrefs as u32, &mut b)
+            heap.alloc(0, Actor::AppMain(7), class, size, nrefs, &mut b)
                 .unwrap();
         }
         b.log.clear();
@@ -146,7 +146,7 @@ fn refused_replays_are_counted_by_reason() {
     for step in 0..6 {
         if step == 5 {
             let o = heap.roots[0];
-            let slot = heap.refs_of(o).len() as u32 - 1;
+            let slot = heap.nrefs(o) - 1;
             heap.set_ref_raw(o, slot, NULL);
         }
         let compact = step == 3;
@@ -233,7 +233,7 @@ fn stub_round_effects(replay: bool, store: bool, plain: bool) -> Vec<(String, u6
     heap.set_trace_replay(replay);
     bookmark_some(&mut heap);
     let proto = heap.roots[0];
-    let (class, size, nrefs) = (heap.class(proto), heap.size(proto), heap.refs_of(proto).len());
+    let (class, size, nrefs) = (heap.class(proto), heap.size(proto), heap.nrefs(proto));
     let mut out = Vec::new();
     for i in 0..10 {
         if store && i == 8 {
@@ -244,7 +244,7 @@ fn stub_round_effects(replay: bool, store: bool, plain: bool) -> Vec<(String, u6
             heap.set_ref_raw(o, slot as u32, NULL);
         }
         for _ in 0..200 {
-            heap.alloc(0, Actor::AppMain(7), class, size, nrefs as u32, &mut b)
+            heap.alloc(0, Actor::AppMain(7), class, size, nrefs, &mut b)
                 .unwrap();
         }
         b.log.clear();

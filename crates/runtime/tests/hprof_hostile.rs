@@ -189,7 +189,7 @@ fn object_alignment_saturates_instead_of_overflowing() {
     let mut heap = Heap::new(1, cfg);
     let c = heap.class_named("huge", runtime::ClassKind::Instance);
     let mut b = runtime::backing::NullBacking::default();
-    assert!(heap.alloc_quiet(0, c, u32::MAX, 0, &mut b).is_err());
+    assert!(heap.alloc_quiet(0, c, u32::MAX, 0, 0, &mut b).is_err());
 }
 
 #[test]

@@ -118,7 +118,7 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
             if !FREE && e & (VISITED | TOUCH) != VISITED && rec.meta & mask == 0 {
                 self.touch_in_place(&rec);
             }
-            if rec.ref_len == 0 {
+            if !rec.has_refs() {
                 continue;
             }
             enter_scan(tree, &mut i, o);
@@ -154,7 +154,7 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
             if e & TOUCH != 0 {
                 self.touch_in_place(&rec);
             }
-            if rec.ref_len == 0 {
+            if !rec.has_refs() {
                 continue;
             }
             enter_scan(tree, &mut i, o);
@@ -190,7 +190,7 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
     #[inline(always)]
     pub(super) fn tree_scan(&mut self, e: Entry) {
         let o = e & ID_BITS;
-        if self.recs[o as usize].ref_len > 0 {
+        if self.recs[o as usize].has_refs() {
             self.tree.push(SCANNED | o);
         }
     }

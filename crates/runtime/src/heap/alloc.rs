@@ -1,5 +1,5 @@
 //! Allocation in the heap: object ids, regions taken and freed, bump allocation, the mutator's
-//! `alloc` path, freeing objects and compacting the reference array.
+//! `alloc` path, freeing objects.
 
 use super::*;
 
@@ -134,7 +134,23 @@ impl Heap {
         nrefs: u32,
         backing: &mut B,
     ) -> Result<Allocated, HeapError> {
-        let (id, stall) = self.alloc_inner(now, actor, class, size, nrefs, backing, true)?;
+        self.alloc_used(now, actor, class, size, nrefs, nrefs, backing)
+    }
+
+    /// [`Self::alloc`] of an object of which only the first `used` reference slots are expected
+    /// to be written: only those are stored (see the module docs; a store beyond still works).
+    #[allow(clippy::too_many_arguments)]
+    pub fn alloc_used<B: PageBacking + ?Sized>(
+        &mut self,
+        now: Nanos,
+        actor: Actor,
+        class: ClassId,
+        size: u32,
+        nrefs: u32,
+        used: u32,
+        backing: &mut B,
+    ) -> Result<Allocated, HeapError> {
+        let (id, stall) = self.alloc_inner(now, actor, class, size, nrefs, used, backing, true)?;
         let trigger = if !self.gc_pending && self.bytes_allocated >= self.concurrent_start_bytes {
             self.gc_pending = true;
             Trigger::Concurrent
@@ -144,17 +160,19 @@ impl Heap {
         Ok(Allocated { id, stall, trigger })
     }
 
-    /// Allocate without touching pages or triggering GCs (heap construction: generators, imports).
+    /// Allocate without touching pages or triggering GCs (heap construction: generators, imports);
+    /// only the first `used` of the `nrefs` slots are stored (see [`Self::alloc_used`]).
     pub fn alloc_quiet<B: PageBacking + ?Sized>(
         &mut self,
         now: Nanos,
         class: ClassId,
         size: u32,
         nrefs: u32,
+        used: u32,
         backing: &mut B,
     ) -> Result<ObjId, HeapError> {
         let actor = Actor::AppMain(self.pid);
-        self.alloc_inner(now, actor, class, size, nrefs, backing, false)
+        self.alloc_inner(now, actor, class, size, nrefs, used, backing, false)
             .map(|x| x.0)
     }
 
@@ -166,6 +184,7 @@ impl Heap {
         class: ClassId,
         size: u32,
         nrefs: u32,
+        used: u32,
         backing: &mut B,
         touch: bool,
     ) -> Result<(ObjId, Stall), HeapError> {
@@ -218,19 +237,26 @@ impl Heap {
         }
         let id = self.new_id();
         let i = id as usize;
+        // The count word costs one slot: a tail is worth leaving unstored from two null slots.
+        let tail = used.saturating_add(1) < nrefs;
+        if tail {
+            self.refs.push(nrefs);
+        }
+        let stored = if tail { used } else { nrefs };
         self.recs[i] = ObjRec {
             addr,
             size,
             ref_start: self.refs.len() as u32,
-            ref_len: nrefs,
+            ref_len: stored,
             class,
             flags: oflags::ALIVE
                 | if self.foreground { oflags::FG_ALLOC } else { 0 }
-                | if large { oflags::LARGE } else { 0 },
+                | if large { oflags::LARGE } else { 0 }
+                | if tail { oflags::TAIL } else { 0 },
             meta: 0,
         };
         self.alloc_ms[i] = (now / 1_000_000).min(u32::MAX as u64) as u32;
-        self.refs.resize(self.refs.len() + nrefs as usize, NULL);
+        self.refs.resize(self.refs.len() + stored as usize, NULL);
         self.unmark(id);
         if large {
             self.los[addr as usize].obj = id;
@@ -269,30 +295,11 @@ impl Heap {
     pub(crate) fn free_object(&mut self, o: ObjId) {
         self.note_left(self.place_of(&self.recs[o as usize]));
         let r = &mut self.recs[o as usize];
+        self.dead_ref_slots += r.ref_len as u64 + (r.flags & oflags::TAIL != 0) as u64;
         r.flags = 0;
-        self.dead_ref_slots += r.ref_len as u64;
         r.ref_len = 0;
         self.live_objects -= 1;
         self.bytes_allocated -= r.size as u64;
         self.free_ids.push(o);
-    }
-
-    /// Compact the reference-slot array when more than half of it belongs to dead objects.
-    pub(crate) fn maybe_compact_refs(&mut self) {
-        if self.dead_ref_slots * 2 <= self.refs.len() as u64 || self.refs.len() < 1 << 16 {
-            return;
-        }
-        let mut out: Vec<ObjId> = Vec::with_capacity(self.refs.len() - self.dead_ref_slots as usize);
-        for r in self.recs.iter_mut() {
-            if r.flags & oflags::ALIVE != 0 {
-                let s = r.ref_start as usize;
-                r.ref_start = out.len() as u32;
-                out.extend_from_slice(&self.refs[s..s + r.ref_len as usize]);
-            } else {
-                r.ref_start = out.len() as u32;
-            }
-        }
-        self.refs = out;
-        self.dead_ref_slots = 0;
     }
 }
