@@ -44,7 +44,7 @@ type Check = (&'static str, f64, f64, bool, f64);
 /// The first `(key, x, lo, lo_inclusive, hi)` out of range: `(key, expected, got)`.
 fn first_problem(checks: &[Check]) -> Option<(&'static str, String, String)> {
     checks.iter().find_map(|&(key, x, lo, lo_incl, hi)| {
-        let ok = x.is_finite() && (if lo_incl { x >= lo } else { x > lo }) && x <= hi;
+        let ok = engine::text::in_range(x, lo, lo_incl, hi);
         (!ok).then(|| {
             let lb = if lo_incl { '[' } else { '(' };
             (key, format!("a number in {lb}{lo}, {hi}]"), x.to_string())

@@ -296,7 +296,7 @@ impl Validator<'_> {
         lo_incl: bool,
         hi: f64,
     ) -> Result<(), AppError> {
-        let ok = x.is_finite() && (if lo_incl { x >= lo } else { x > lo }) && x <= hi;
+        let ok = engine::text::in_range(x, lo, lo_incl, hi);
         if ok {
             Ok(())
         } else {

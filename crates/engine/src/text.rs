@@ -40,3 +40,9 @@ pub fn line_of(text: &str, pos: usize) -> usize {
     }
     text.as_bytes()[..pos].iter().filter(|&&b| b == b'\n').count() + 1
 }
+
+/// Whether `x` is finite and in `(lo, hi]` (`lo_incl` = false) or `[lo, hi]`: the range test
+/// behind every loader's numeric-key check.
+pub fn in_range(x: f64, lo: f64, lo_incl: bool, hi: f64) -> bool {
+    x.is_finite() && (if lo_incl { x >= lo } else { x > lo }) && x <= hi
+}

@@ -8,40 +8,12 @@ mod support;
 use engine::{Actor, Category, HookCx};
 use hotlaunch_kernel as kernel;
 use kernel::hooks::*;
-use kernel::mm::ContentSource;
-use kernel::swap::{FlashSwap, SwapBackend};
 use kernel::types::*;
-use kernel::Kernel;
 use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::rc::Rc;
 
-use support::kernel_with;
-
-fn flash(pages: u32) -> Vec<Box<dyn SwapBackend>> {
-    vec![Box::new(FlashSwap::new(pages))]
-}
-
-const SRC: ContentSource = ContentSource {
-    base: 0,
-    len: 64,
-    seed: 7,
-};
-
-/// Map and touch `pages` anonymous pages for a new process.
-fn resident_proc(k: &mut Kernel, name: &str, adj: i16, pages: u32, now: &mut u64) -> (Pid, PageIdx) {
-    let pid = k.spawn(name, adj, 2);
-    let first = k.mmap(pid, pages, PageKind::NativeAnon, false, SRC).unwrap();
-    *now += k
-        .access_range(*now, Actor::AppMain(pid), first, pages, true)
-        .unwrap()
-        .ns;
-    (pid, first)
-}
-
-fn state(k: &Kernel, idx: PageIdx) -> PageState {
-    k.page(idx).unwrap().state
-}
+use support::{flash, kernel_with, resident_proc, state};
 
 /// Hands out ranges of its pool until the pass's want is covered, and records them.
 struct RangePool {

@@ -5,8 +5,11 @@
 
 use content::{ContentStore, SynthMix};
 use device::DeviceProfile;
+use engine::Actor;
 use hotlaunch_kernel::hooks::KernelHooks;
-use hotlaunch_kernel::swap::SwapBackend;
+use hotlaunch_kernel::mm::ContentSource;
+use hotlaunch_kernel::swap::{FlashSwap, SwapBackend};
+use hotlaunch_kernel::types::{PageIdx, PageKind, PageState, Pid};
 use hotlaunch_kernel::Kernel;
 
 /// A Pixel 3 cut to 96 MB of DRAM (56 MB for apps), so short sequences reach pressure.
@@ -31,4 +34,32 @@ pub fn contents() -> ContentStore {
 /// A kernel on [`small_device`] with [`contents`], the given swap devices and hooks.
 pub fn kernel_with(backends: Vec<Box<dyn SwapBackend>>, hooks: KernelHooks) -> Kernel {
     Kernel::new(&small_device(), contents(), backends, hooks).unwrap()
+}
+
+/// One flash swap backend of `pages` slots.
+pub fn flash(pages: u32) -> Vec<Box<dyn SwapBackend>> {
+    vec![Box::new(FlashSwap::new(pages))]
+}
+
+/// Synthetic content of the test processes' pages.
+pub const SRC: ContentSource = ContentSource {
+    base: 0,
+    len: 64,
+    seed: 7,
+};
+
+/// Map and touch `pages` anonymous pages for a new process.
+pub fn resident_proc(k: &mut Kernel, name: &str, adj: i16, pages: u32, now: &mut u64) -> (Pid, PageIdx) {
+    let pid = k.spawn(name, adj, 2);
+    let first = k.mmap(pid, pages, PageKind::NativeAnon, false, SRC).unwrap();
+    *now += k
+        .access_range(*now, Actor::AppMain(pid), first, pages, true)
+        .unwrap()
+        .ns;
+    (pid, first)
+}
+
+/// The page's state.
+pub fn state(k: &Kernel, idx: PageIdx) -> PageState {
+    k.page(idx).unwrap().state
 }

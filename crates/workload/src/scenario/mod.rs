@@ -441,7 +441,7 @@ impl Ctx<'_> {
         lo_incl: bool,
         hi: f64,
     ) -> Result<f64, ScenarioError> {
-        let ok = x.is_finite() && (if lo_incl { x >= lo } else { x > lo }) && x <= hi;
+        let ok = engine::text::in_range(x, lo, lo_incl, hi);
         if ok {
             Ok(x)
         } else {
