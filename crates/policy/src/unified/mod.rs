@@ -33,7 +33,9 @@
 //! **Defaults, chosen by measurement** (`hotlaunch compare default --seeds 3 --ablation`, plus
 //! the variants below with `--param`; Pixel 3 default day, 300 launches, seeds 1–3; means with
 //! the 95% intervals of the compare JSON in brackets; `regions.region_effort = false` in every
-//! row with regions except the `regions` row itself):
+//! row with regions except the `regions` row itself; measured at commit 07c3e8b, before app file
+//! writes were modelled, which moved the stock default day's p90 from 416 to 469 ms on seed 1:
+//! to be re-measured):
 //!
 //! | configuration | hot p90 ms | hot p50 ms | cached mean | mm CPU s | kills |
 //! |---|---|---|---|---|---|
