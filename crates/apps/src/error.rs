@@ -1,6 +1,7 @@
 //! Errors of app-profile loading. Every one renders as a single line naming the file, the place
 //! (line and dotted key, when known) and what was expected.
 
+use engine::text::{fmt_io, fmt_key, fmt_line};
 use thiserror::Error;
 
 /// Why an app profile could not be loaded or resolved. `Display` is always exactly one line.
@@ -50,18 +51,4 @@ pub enum AppError {
         /// For `resolve`: why it could not be read as a file either.
         io: Option<String>,
     },
-}
-
-fn fmt_line(line: Option<usize>) -> String {
-    line.map(|l| format!(", line {l}")).unwrap_or_default()
-}
-
-fn fmt_key(key: &Option<String>) -> String {
-    key.as_ref().map(|k| format!(": key {k}")).unwrap_or_default()
-}
-
-fn fmt_io(io: &Option<String>) -> String {
-    io.as_ref()
-        .map(|m| format!(" and not a readable file: {m}"))
-        .unwrap_or_default()
 }

@@ -3,6 +3,7 @@
 
 use std::ops::Range;
 
+use engine::text::{fmt_io, fmt_key, fmt_line};
 use thiserror::Error;
 
 use crate::schema_section_of;
@@ -59,20 +60,6 @@ pub enum DeviceError {
         /// For `resolve`: why it could not be read as a file either.
         io: Option<String>,
     },
-}
-
-fn fmt_line(line: Option<usize>) -> String {
-    line.map(|l| format!(", line {l}")).unwrap_or_default()
-}
-
-fn fmt_key(key: &Option<String>) -> String {
-    key.as_ref().map(|k| format!(": key {k}")).unwrap_or_default()
-}
-
-fn fmt_io(io: &Option<String>) -> String {
-    io.as_ref()
-        .map(|m| format!(" and not a readable file: {m}"))
-        .unwrap_or_default()
 }
 
 use crate::tomlerr::{backticked_after, join};

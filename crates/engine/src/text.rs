@@ -46,3 +46,20 @@ pub fn line_of(text: &str, pos: usize) -> usize {
 pub fn in_range(x: f64, lo: f64, lo_incl: bool, hi: f64) -> bool {
     x.is_finite() && (if lo_incl { x >= lo } else { x > lo }) && x <= hi
 }
+
+/// `", line N"` for a one-line error message, or nothing (shared by the loaders' error types).
+pub fn fmt_line(line: Option<usize>) -> String {
+    line.map(|l| format!(", line {l}")).unwrap_or_default()
+}
+
+/// `": key K"` for a one-line error message, or nothing.
+pub fn fmt_key(key: &Option<String>) -> String {
+    key.as_ref().map(|k| format!(": key {k}")).unwrap_or_default()
+}
+
+/// Why a name that is not built in could not be read as a file either, or nothing.
+pub fn fmt_io(io: &Option<String>) -> String {
+    io.as_ref()
+        .map(|m| format!(" and not a readable file: {m}"))
+        .unwrap_or_default()
+}

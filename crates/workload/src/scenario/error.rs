@@ -1,6 +1,7 @@
 //! [`ScenarioError`]: every way a scenario can fail to load or resolve, each one line.
 
 use super::*;
+use engine::text::{fmt_io, fmt_key, fmt_line};
 
 /// Why a scenario could not be loaded or resolved. `Display` is always one line.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -47,18 +48,4 @@ pub enum ScenarioError {
         known: String,
         io: Option<String>,
     },
-}
-
-fn fmt_line(line: Option<usize>) -> String {
-    line.map(|l| format!(", line {l}")).unwrap_or_default()
-}
-
-fn fmt_key(key: &Option<String>) -> String {
-    key.as_ref().map(|k| format!(": key {k}")).unwrap_or_default()
-}
-
-fn fmt_io(io: &Option<String>) -> String {
-    io.as_ref()
-        .map(|m| format!(" and not a readable file: {m}"))
-        .unwrap_or_default()
 }
