@@ -5,8 +5,16 @@
 //! Modelled: minor faults on untouched anonymous pages (zeroing + mapping cost), major faults
 //! that wait for the backend (flash I/O or zram decompression), swap readahead of
 //! `2^page-cluster` slots on asynchronous devices, file read-around of `read_ahead_kb`, refault
-//! distance activation. Simplified: frames for a whole readahead window are allocated before the
-//! read is issued; a fault never blocks on another thread's in-flight read.
+//! distance activation. Read-around stops while it does not pay off (Linux `mmap_miss`,
+//! mm/filemap.c): each file fault counts a miss, each read-around page later touched counts a
+//! hit (the touch is Linux's minor fault, whose fault-around maps the cached pages of its 64 KiB
+//! window, each a hit); past `MMAP_LOTSAMISS` (100) net misses a fault reads its page only, so an
+//! app touching single pages of evicted code no longer reads 128 KiB for each.
+//! Simplified: frames for a whole readahead window are allocated before the read is issued; a
+//! fault never blocks on another thread's in-flight read; the window is aligned on its size
+//! (Linux centres it on the fault); one `mmap_miss` per mapping, where Linux keeps one per open
+//! file (an app's file mapping stands for its APK, oat/vdex and libraries, so read-around stops
+//! sooner here); the first touch of a read-around page costs no minor-fault CPU.
 
 use crate::swap::{self, BackendEnv, SwapBackend};
 use crate::types::*;
@@ -37,10 +45,15 @@ impl Kernel {
             if p.flags & flags::WRITEBACK != 0 {
                 return Ok(self.writeback_hit(now, actor, idx, write));
             }
+            let unmapped = p.flags & flags::UNMAPPED != 0;
             // An access also ends the page's idle period (page_idle).
             p.flags = (p.flags | flags::ACCESSED | if write { flags::DIRTY } else { 0 }) & !flags::IDLE;
+            let swapcache = p.flags & flags::SWAPCACHE != 0;
+            if unmapped {
+                self.fault_around(idx);
+            }
             if write {
-                if p.flags & flags::SWAPCACHE != 0 {
+                if swapcache {
                     self.drop_swap_copy(idx);
                 }
                 self.note_file_dirtied(now, idx);
@@ -430,9 +443,10 @@ impl Kernel {
     ) -> Result<Stall, KernelError> {
         let p = self.pt.pages[idx as usize];
         let (pid, kind) = (p.pid, p.kind);
-        let vma = *self.vma_of(idx).ok_or(KernelError::NotMapped(idx))?;
+        let vma_id = self.vma_id_of(idx).ok_or(KernelError::NotMapped(idx))?;
+        let vma = self.vmas[vma_id].ok_or(KernelError::NotMapped(idx))?;
         let ra = if fill == Fill::ReadAround {
-            self.params.read_ahead_pages
+            self.read_around_pages(vma_id)
         } else {
             1
         };
@@ -494,6 +508,11 @@ impl Kernel {
             let page = &mut self.pt.pages[q as usize];
             page.shadow = 0;
             if q == idx {
+                page.flags &= !flags::UNMAPPED;
+            } else {
+                page.flags |= flags::UNMAPPED;
+            }
+            if q == idx {
                 // A write() does not mark the page accessed (Linux >= 4.7, bbddabe2e436 "mm:
                 // filemap: only do access activations on reads"); a fault or a read() does.
                 page.flags |= if write && fill != Fill::ReadAround {
@@ -523,6 +542,53 @@ impl Kernel {
             self.psi.record(start, own, matches!(actor, Actor::AppMain(_)));
         }
         Ok(stall)
+    }
+}
+
+/// `MMAP_LOTSAMISS` (mm/filemap.c): a file whose faults missed this many more times than they
+/// hit gets no more read-around.
+pub const MMAP_LOTSAMISS: u16 = 100;
+
+/// `fault_around_bytes` (mm/memory.c, default 64 KiB) in pages.
+pub const FAULT_AROUND_PAGES: u32 = 16;
+
+impl Kernel {
+    /// Pages a fault on mapping `vma_id` reads (`do_sync_mmap_readahead`): the fault counts as
+    /// a miss (`mmap_miss++`, capped at ten times the limit); past `MMAP_LOTSAMISS` only the
+    /// faulting page is read (`page_cache_read`), else the `read_ahead_kb` window.
+    fn read_around_pages(&mut self, vma_id: usize) -> u32 {
+        let ra = self.params.read_ahead_pages;
+        if ra <= 1 {
+            return ra.max(1);
+        }
+        let miss = &mut self.mmap_miss[vma_id];
+        if *miss < MMAP_LOTSAMISS * 10 {
+            *miss += 1;
+        }
+        if *miss > MMAP_LOTSAMISS {
+            1
+        } else {
+            ra
+        }
+    }
+
+    /// The first touch of a page read-around brought in (Linux: a minor fault): `do_fault_around`
+    /// maps the cached, not yet mapped pages of the aligned `fault_around_bytes` window, and
+    /// `filemap_map_pages` counts each as a read-around hit (`mmap_miss--`).
+    fn fault_around(&mut self, idx: PageIdx) {
+        let Some(v) = self.vma_id_of(idx) else { return };
+        let Some(vma) = self.vmas[v] else { return };
+        let start = vma.first + (idx - vma.first) / FAULT_AROUND_PAGES * FAULT_AROUND_PAGES;
+        let end = (start + FAULT_AROUND_PAGES).min(vma.first + vma.pages);
+        let mut hits = 0u16;
+        for q in start..end {
+            let p = &mut self.pt.pages[q as usize];
+            if p.state == PageState::Resident && p.flags & flags::UNMAPPED != 0 {
+                p.flags &= !flags::UNMAPPED;
+                hits += 1;
+            }
+        }
+        self.mmap_miss[v] = self.mmap_miss[v].saturating_sub(hits);
     }
 }
 
