@@ -5,16 +5,28 @@
 //! Modelled: minor faults on untouched anonymous pages (zeroing + mapping cost), major faults
 //! that wait for the backend (flash I/O or zram decompression), swap readahead of
 //! `2^page-cluster` slots on asynchronous devices, file read-around of `read_ahead_kb`, refault
-//! distance activation. Read-around stops while it does not pay off (Linux `mmap_miss`,
-//! mm/filemap.c): each file fault counts a miss, each read-around page later touched counts a
-//! hit (the touch is Linux's minor fault, whose fault-around maps the cached pages of its 64 KiB
-//! window, each a hit); past `MMAP_LOTSAMISS` (100) net misses a fault reads its page only, so an
-//! app touching single pages of evicted code no longer reads 128 KiB for each.
+//! distance activation. Read-around stops while it does not pay off (`mmap_miss`, Linux 4.9
+//! mm/filemap.c `do_sync_mmap_readahead` / `filemap_map_pages`, mm/memory.c `do_fault_around`):
+//! a read fault on a file mapping first maps the cached pages of its aligned 64 KiB fault-around
+//! window, each counting a hit (`mmap_miss--`; in 4.8–4.9 also pages the process had mapped
+//! already, as the count precedes the PTE check), then, if its page is not cached, counts a
+//! miss; past `MMAP_LOTSAMISS` (100) net misses it reads its page only, so an app touching single
+//! pages of evicted, otherwise uncached code no longer reads 128 KiB for each. The first touch
+//! of a page read-around brought in is such a read fault (Linux: a minor fault).
 //! Simplified: frames for a whole readahead window are allocated before the read is issued; a
 //! fault never blocks on another thread's in-flight read; the window is aligned on its size
-//! (Linux centres it on the fault); one `mmap_miss` per mapping, where Linux keeps one per open
-//! file (an app's file mapping stands for its APK, oat/vdex and libraries, so read-around stops
-//! sooner here); the first touch of a read-around page costs no minor-fault CPU.
+//! (Linux centres it on the fault); no `PG_readahead` mark (async readahead, which Linux skips in
+//! fault-around); the first touch of a read-around page costs no minor-fault CPU.
+//! Counter granularity: Linux keeps `mmap_miss` per open file (`file->f_ra`): an app's base.apk,
+//! .odex/.vdex/.art and each native library have their own, and the zygote's preloaded files
+//! (boot.art/boot.oat, framework jars) one shared by every app forked from it, never reset.
+//! The model keeps one per mapping: an app's code mapping (`file_mb`: APK, oat, libraries,
+//! resources, with no file boundaries) has one for all its files, reset at each cold launch as
+//! Linux's per-process files are, and the framework's shared files are part of it. So misses
+//! in sparsely used files switch read-around off for the app's densely used files too (Linux:
+//! per file; read-around stops sooner here, under-estimating read pages), and hits in dense
+//! files switch it back on for the sparse ones (over-estimating); which dominates depends on
+//! the layout and is not known. The data mapping (`data_mb`, read by `read()`) has its own.
 
 use crate::swap::{self, BackendEnv, SwapBackend};
 use crate::types::*;
@@ -446,6 +458,10 @@ impl Kernel {
         let vma_id = self.vma_id_of(idx).ok_or(KernelError::NotMapped(idx))?;
         let vma = self.vmas[vma_id].ok_or(KernelError::NotMapped(idx))?;
         let ra = if fill == Fill::ReadAround {
+            if !write {
+                // do_read_fault maps the cached pages around before filemap_fault reads.
+                self.fault_around(idx);
+            }
             self.read_around_pages(vma_id)
         } else {
             1
@@ -572,9 +588,12 @@ impl Kernel {
         }
     }
 
-    /// The first touch of a page read-around brought in (Linux: a minor fault): `do_fault_around`
-    /// maps the cached, not yet mapped pages of the aligned `fault_around_bytes` window, and
-    /// `filemap_map_pages` counts each as a read-around hit (`mmap_miss--`).
+    /// `do_fault_around` (a read fault on a file mapping: the first touch of a page read-around
+    /// brought in, or a major fault before its read) maps the cached pages of the aligned
+    /// `fault_around_bytes` window, and `filemap_map_pages` counts each as a read-around hit
+    /// (`mmap_miss--`). In 4.8–4.9 the count comes before the PTE check (Kirill Shutemov's
+    /// "mm: postpone page table allocation until we have page to map", 4.8), so cached pages
+    /// the process had already mapped count too.
     fn fault_around(&mut self, idx: PageIdx) {
         let Some(v) = self.vma_id_of(idx) else { return };
         let Some(vma) = self.vmas[v] else { return };
@@ -583,7 +602,7 @@ impl Kernel {
         let mut hits = 0u16;
         for q in start..end {
             let p = &mut self.pt.pages[q as usize];
-            if p.state == PageState::Resident && p.flags & flags::UNMAPPED != 0 {
+            if p.state == PageState::Resident {
                 p.flags &= !flags::UNMAPPED;
                 hits += 1;
             }

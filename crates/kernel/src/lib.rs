@@ -13,8 +13,9 @@
 //! inactive/active anon/file LRU with accessed-bit second chance, `inactive_is_low` balancing,
 //! `get_scan_count` with `swappiness` and recent reclaim cost; swap-out in batches of
 //! `SWAP_CLUSTER_MAX`; swap readahead of `2^page-cluster` slots (skipped for synchronous devices
-//! such as zram); file read-around of `read_ahead_kb`, off while it misses (`mmap_miss`); workingset refault detection by refault
-//! distance; PSI memory some/full stall totals; compaction for high-order allocations; the OOM
+//! such as zram); file read-around of `read_ahead_kb`, off while it misses (`mmap_miss`, with
+//! 4.9's fault-around hits); workingset refault detection by refault distance;
+//! PSI memory some/full stall totals; compaction for high-order allocations; the OOM
 //! killer as a last resort; swap writeback to flash (frames freed at write completion, reclaim
 //! throttled on it, a bounded request queue); swap slots from 256-slot clusters; `mlock` (unevictable list); the swap cache (a resident page keeping a
 //! clean copy on a swap device); `/sys/kernel/mm/page_idle`; zram idle ageing and writeback;

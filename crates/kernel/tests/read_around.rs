@@ -76,3 +76,33 @@ fn sparse_faults_stop_read_around_until_hits_return() {
         "hits are not major faults"
     );
 }
+
+#[test]
+fn cached_neighbours_of_a_major_fault_count_as_hits() {
+    let (mut k, actor, first, ra) = file_mapping(200 * 32);
+    let lots = MMAP_LOTSAMISS as u32;
+    let used = 8 * ra;
+    // A sequentially used region: resident and mapped.
+    for q in 0..used {
+        k.access(0, actor, first + q, false).unwrap();
+    }
+    // Sparse faults elsewhere push the count past the limit.
+    for w in 8..8 + lots + 20 {
+        k.access(0, actor, first + w * ra, false).unwrap();
+    }
+    // One page dropped from each fault-around window of the used region; its fault maps the
+    // window's 15 cached (already mapped) pages first, each a hit in 4.9's filemap_map_pages.
+    for q in (0..used).step_by(FAULT_AROUND_PAGES as usize) {
+        k.madvise(0, actor, first + q, 1, Advice::PageOut);
+    }
+    for q in (0..used).step_by(FAULT_AROUND_PAGES as usize) {
+        k.access(0, actor, first + q, false).unwrap();
+    }
+    let before = k.vmstat.pgpgin_file;
+    k.access(0, actor, first + (8 + lots + 20) * ra, false).unwrap();
+    assert_eq!(
+        k.vmstat.pgpgin_file - before,
+        ra as u64,
+        "mapped cached neighbours brought read-around back"
+    );
+}
