@@ -5,7 +5,10 @@
 //! Modelled: minor faults on untouched anonymous pages (zeroing + mapping cost), major faults
 //! that wait for the backend (flash I/O or zram decompression), swap readahead of
 //! `2^page-cluster` slots on asynchronous devices, file read-around of `read_ahead_kb`, refault
-//! distance activation. Read-around stops while it does not pay off (`mmap_miss`, Linux 4.9
+//! distance activation: every page added to the page cache with a shadow entry is a refault,
+//! read-around pages included (`add_to_page_cache_lru` → `workingset_refault`), and a file
+//! refault's distance is compared with the active file list before Linux 5.9 and with active
+//! anon + file from 5.9 on (`KernelParams::refault_anon_challenge`, from `kernel_release`). Read-around stops while it does not pay off (`mmap_miss`, Linux 4.9
 //! mm/filemap.c `do_sync_mmap_readahead` / `filemap_map_pages`, mm/memory.c `do_fault_around`):
 //! a read fault on a file mapping first maps the cached pages of its aligned 64 KiB fault-around
 //! window, each counting a hit (`mmap_miss--`; in 4.8–4.9 also pages the process had mapped
@@ -210,21 +213,34 @@ impl Kernel {
     }
 
     /// Workingset refault check (Linux `workingset_refault`): activate a refaulting page whose
-    /// refault distance fits in the active lists.
-    pub(crate) fn refault_should_activate(&self, shadow: u32) -> bool {
+    /// refault distance fits in the workingset ([`Self::refault_workingset`]).
+    pub(crate) fn refault_should_activate(&self, shadow: u32, workingset: u64) -> bool {
         if shadow == 0 {
             return false;
         }
         let distance = self.nonresident_age.wrapping_sub(shadow - 1);
-        let workingset: u64 = self
-            .procs
+        (distance as u64) <= workingset
+    }
+
+    /// The lists a refault distance is compared with: active file and active anon (Linux >= 5.9,
+    /// 34e58cac "mm: workingset: let cache workingset challenge anon"), or for a file refault on
+    /// an older kernel the active file list only (4.9 `workingset_refault`: `refault_distance
+    /// <= active_file`). Simplified: 5.9's inactive lists of the other type are not added, and
+    /// anon refaults use the 5.9 rule on every release (older kernels have no anon shadows).
+    pub(crate) fn refault_workingset(&self, file: bool) -> u64 {
+        let anon = !file || self.params.refault_anon_challenge;
+        self.procs
             .iter()
             .filter(|p| p.alive)
             .map(|p| {
-                (p.lru.len[LruList::ActiveAnon as usize] + p.lru.len[LruList::ActiveFile as usize]) as u64
+                let a = if anon {
+                    p.lru.len[LruList::ActiveAnon as usize]
+                } else {
+                    0
+                };
+                (a + p.lru.len[LruList::ActiveFile as usize]) as u64
             })
-            .sum();
-        (distance as u64) <= workingset
+            .sum()
     }
 
     pub(crate) fn backend_env(&mut self, now: Nanos) -> (BackendEnv<'_>, &mut Vec<Box<dyn SwapBackend>>) {
@@ -362,7 +378,7 @@ impl Kernel {
             }
             self.procs[pid as usize].counters.swap -= 1;
             let shadow = self.pt.pages[q as usize].shadow;
-            let activate = q == idx && self.refault_should_activate(shadow);
+            let activate = q == idx && self.refault_should_activate(shadow, self.refault_workingset(false));
             if q == idx {
                 self.vmstat.workingset_refault_anon += 1;
                 if activate {
@@ -503,12 +519,18 @@ impl Kernel {
                 self.params.major_fault_overhead_ns,
             )
         };
+        let mut workingset = None;
         for &(q, pfn) in &got {
             // Every page added to the page cache is checked against its shadow
-            // (`add_to_page_cache_lru` → `workingset_refault`), whether read or written.
+            // (`add_to_page_cache_lru` → `workingset_refault`), whether read, read around or
+            // written: a read-around page that had been evicted is a refault too.
             let shadow = self.pt.pages[q as usize].shadow;
-            let refault = q == idx && shadow != 0;
-            let activate = refault && self.refault_should_activate(shadow);
+            let refault = shadow != 0;
+            let activate = refault
+                && self.refault_should_activate(
+                    shadow,
+                    *workingset.get_or_insert_with(|| self.refault_workingset(true)),
+                );
             if refault {
                 self.vmstat.workingset_refault_file += 1;
                 self.file_cost += 1;

@@ -14,7 +14,8 @@
 //! `get_scan_count` with `swappiness` and recent reclaim cost; swap-out in batches of
 //! `SWAP_CLUSTER_MAX`; swap readahead of `2^page-cluster` slots (skipped for synchronous devices
 //! such as zram); file read-around of `read_ahead_kb`, off while it misses (`mmap_miss`, with
-//! 4.9's fault-around hits); workingset refault detection by refault distance;
+//! 4.9's fault-around hits); workingset refault detection by refault distance
+//! (the compared lists follow the kernel release);
 //! PSI memory some/full stall totals; compaction for high-order allocations; the OOM
 //! killer as a last resort; swap writeback to flash (frames freed at write completion, reclaim
 //! throttled on it, a bounded request queue); swap slots from 256-slot clusters; `mlock` (unevictable list); the swap cache (a resident page keeping a
@@ -136,6 +137,9 @@ pub struct KernelParams {
     /// cgroups (`ro.config.per_app_memcg` false) charges every app to the root memcg
     /// ([`reclaim`]'s `shrink_global`).
     pub global_lru: bool,
+    /// A file refault's distance is compared with active anon + file (kernel >= 5.9, and
+    /// profiles without a release), else with active file only (see `fault.rs`).
+    pub refault_anon_challenge: bool,
 }
 
 /// Zone watermarks in pages.
@@ -426,6 +430,9 @@ impl Kernel {
                 .filter(|r| (r.major, r.minor) < (4, 4))
                 .map(|_| k.min_free_order_shift),
             global_lru: !device.stock().per_app_memcg,
+            refault_anon_challenge: device
+                .kernel_release()
+                .is_none_or(|r| (r.major, r.minor) >= (5, 9)),
         };
         let nbackends = backends.len();
         Ok(Kernel {
