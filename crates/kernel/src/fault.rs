@@ -5,8 +5,31 @@
 //! Modelled: minor faults on untouched anonymous pages (zeroing + mapping cost), major faults
 //! that wait for the backend (flash I/O or zram decompression), swap readahead of
 //! `2^page-cluster` slots on asynchronous devices, file read-around of `read_ahead_kb`, refault
-//! distance activation. Simplified: frames for a whole readahead window are allocated before the
-//! read is issued; a fault never blocks on another thread's in-flight read.
+//! distance activation: every page added to the page cache with a shadow entry is a refault,
+//! read-around pages included (`add_to_page_cache_lru` → `workingset_refault`), and a file
+//! refault's distance is compared with the active file list before Linux 5.9 and with active
+//! anon + file from 5.9 on (`KernelParams::refault_anon_challenge`, from `kernel_release`). Read-around stops while it does not pay off (`mmap_miss`, Linux 4.9
+//! mm/filemap.c `do_sync_mmap_readahead` / `filemap_map_pages`, mm/memory.c `do_fault_around`):
+//! a read fault on a file mapping first maps the cached pages of its aligned 64 KiB fault-around
+//! window, each counting a hit (`mmap_miss--`; in 4.8–4.9 also pages the process had mapped
+//! already, as the count precedes the PTE check), then, if its page is not cached, counts a
+//! miss; past `MMAP_LOTSAMISS` (100) net misses it reads its page only, so an app touching single
+//! pages of evicted, otherwise uncached code no longer reads 128 KiB for each. The first touch
+//! of a page read-around brought in is such a read fault (Linux: a minor fault).
+//! Simplified: frames for a whole readahead window are allocated before the read is issued; a
+//! fault never blocks on another thread's in-flight read; the window is aligned on its size
+//! (Linux centres it on the fault); no `PG_readahead` mark (async readahead, which Linux skips in
+//! fault-around); the first touch of a read-around page costs no minor-fault CPU.
+//! Counter granularity: Linux keeps `mmap_miss` per open file (`file->f_ra`): an app's base.apk,
+//! .odex/.vdex/.art and each native library have their own, and the zygote's preloaded files
+//! (boot.art/boot.oat, framework jars) one shared by every app forked from it, never reset.
+//! The model keeps one per mapping: an app's code mapping (`file_mb`: APK, oat, libraries,
+//! resources, with no file boundaries) has one for all its files, reset at each cold launch as
+//! Linux's per-process files are, and the framework's shared files are part of it. So misses
+//! in sparsely used files switch read-around off for the app's densely used files too (Linux:
+//! per file; read-around stops sooner here, under-estimating read pages), and hits in dense
+//! files switch it back on for the sparse ones (over-estimating); which dominates depends on
+//! the layout and is not known. The data mapping (`data_mb`, read by `read()`) has its own.
 
 use crate::swap::{self, BackendEnv, SwapBackend};
 use crate::types::*;
@@ -37,10 +60,15 @@ impl Kernel {
             if p.flags & flags::WRITEBACK != 0 {
                 return Ok(self.writeback_hit(now, actor, idx, write));
             }
+            let unmapped = p.flags & flags::UNMAPPED != 0;
             // An access also ends the page's idle period (page_idle).
             p.flags = (p.flags | flags::ACCESSED | if write { flags::DIRTY } else { 0 }) & !flags::IDLE;
+            let swapcache = p.flags & flags::SWAPCACHE != 0;
+            if unmapped {
+                self.fault_around(idx);
+            }
             if write {
-                if p.flags & flags::SWAPCACHE != 0 {
+                if swapcache {
                     self.drop_swap_copy(idx);
                 }
                 self.note_file_dirtied(now, idx);
@@ -185,21 +213,34 @@ impl Kernel {
     }
 
     /// Workingset refault check (Linux `workingset_refault`): activate a refaulting page whose
-    /// refault distance fits in the active lists.
-    pub(crate) fn refault_should_activate(&self, shadow: u32) -> bool {
+    /// refault distance fits in the workingset ([`Self::refault_workingset`]).
+    pub(crate) fn refault_should_activate(&self, shadow: u32, workingset: u64) -> bool {
         if shadow == 0 {
             return false;
         }
         let distance = self.nonresident_age.wrapping_sub(shadow - 1);
-        let workingset: u64 = self
-            .procs
+        (distance as u64) <= workingset
+    }
+
+    /// The lists a refault distance is compared with: active file and active anon (Linux >= 5.9,
+    /// 34e58cac "mm: workingset: let cache workingset challenge anon"), or for a file refault on
+    /// an older kernel the active file list only (4.9 `workingset_refault`: `refault_distance
+    /// <= active_file`). Simplified: 5.9's inactive lists of the other type are not added, and
+    /// anon refaults use the 5.9 rule on every release (older kernels have no anon shadows).
+    pub(crate) fn refault_workingset(&self, file: bool) -> u64 {
+        let anon = !file || self.params.refault_anon_challenge;
+        self.procs
             .iter()
             .filter(|p| p.alive)
             .map(|p| {
-                (p.lru.len[LruList::ActiveAnon as usize] + p.lru.len[LruList::ActiveFile as usize]) as u64
+                let a = if anon {
+                    p.lru.len[LruList::ActiveAnon as usize]
+                } else {
+                    0
+                };
+                (a + p.lru.len[LruList::ActiveFile as usize]) as u64
             })
-            .sum();
-        (distance as u64) <= workingset
+            .sum()
     }
 
     pub(crate) fn backend_env(&mut self, now: Nanos) -> (BackendEnv<'_>, &mut Vec<Box<dyn SwapBackend>>) {
@@ -337,7 +378,7 @@ impl Kernel {
             }
             self.procs[pid as usize].counters.swap -= 1;
             let shadow = self.pt.pages[q as usize].shadow;
-            let activate = q == idx && self.refault_should_activate(shadow);
+            let activate = q == idx && self.refault_should_activate(shadow, self.refault_workingset(false));
             if q == idx {
                 self.vmstat.workingset_refault_anon += 1;
                 if activate {
@@ -430,9 +471,14 @@ impl Kernel {
     ) -> Result<Stall, KernelError> {
         let p = self.pt.pages[idx as usize];
         let (pid, kind) = (p.pid, p.kind);
-        let vma = *self.vma_of(idx).ok_or(KernelError::NotMapped(idx))?;
+        let vma_id = self.vma_id_of(idx).ok_or(KernelError::NotMapped(idx))?;
+        let vma = self.vmas[vma_id].ok_or(KernelError::NotMapped(idx))?;
         let ra = if fill == Fill::ReadAround {
-            self.params.read_ahead_pages
+            if !write {
+                // do_read_fault maps the cached pages around before filemap_fault reads.
+                self.fault_around(idx);
+            }
+            self.read_around_pages(vma_id)
         } else {
             1
         };
@@ -473,12 +519,18 @@ impl Kernel {
                 self.params.major_fault_overhead_ns,
             )
         };
+        let mut workingset = None;
         for &(q, pfn) in &got {
             // Every page added to the page cache is checked against its shadow
-            // (`add_to_page_cache_lru` → `workingset_refault`), whether read or written.
+            // (`add_to_page_cache_lru` → `workingset_refault`), whether read, read around or
+            // written: a read-around page that had been evicted is a refault too.
             let shadow = self.pt.pages[q as usize].shadow;
-            let refault = q == idx && shadow != 0;
-            let activate = refault && self.refault_should_activate(shadow);
+            let refault = shadow != 0;
+            let activate = refault
+                && self.refault_should_activate(
+                    shadow,
+                    *workingset.get_or_insert_with(|| self.refault_workingset(true)),
+                );
             if refault {
                 self.vmstat.workingset_refault_file += 1;
                 self.file_cost += 1;
@@ -493,6 +545,11 @@ impl Kernel {
             self.make_resident(q, pfn, PageState::Dropped, activate);
             let page = &mut self.pt.pages[q as usize];
             page.shadow = 0;
+            if q == idx {
+                page.flags &= !flags::UNMAPPED;
+            } else {
+                page.flags |= flags::UNMAPPED;
+            }
             if q == idx {
                 // A write() does not mark the page accessed (Linux >= 4.7, bbddabe2e436 "mm:
                 // filemap: only do access activations on reads"); a fault or a read() does.
@@ -523,6 +580,56 @@ impl Kernel {
             self.psi.record(start, own, matches!(actor, Actor::AppMain(_)));
         }
         Ok(stall)
+    }
+}
+
+/// `MMAP_LOTSAMISS` (mm/filemap.c): a file whose faults missed this many more times than they
+/// hit gets no more read-around.
+pub const MMAP_LOTSAMISS: u16 = 100;
+
+/// `fault_around_bytes` (mm/memory.c, default 64 KiB) in pages.
+pub const FAULT_AROUND_PAGES: u32 = 16;
+
+impl Kernel {
+    /// Pages a fault on mapping `vma_id` reads (`do_sync_mmap_readahead`): the fault counts as
+    /// a miss (`mmap_miss++`, capped at ten times the limit); past `MMAP_LOTSAMISS` only the
+    /// faulting page is read (`page_cache_read`), else the `read_ahead_kb` window.
+    fn read_around_pages(&mut self, vma_id: usize) -> u32 {
+        let ra = self.params.read_ahead_pages;
+        if ra <= 1 {
+            return ra.max(1);
+        }
+        let miss = &mut self.mmap_miss[vma_id];
+        if *miss < MMAP_LOTSAMISS * 10 {
+            *miss += 1;
+        }
+        if *miss > MMAP_LOTSAMISS {
+            1
+        } else {
+            ra
+        }
+    }
+
+    /// `do_fault_around` (a read fault on a file mapping: the first touch of a page read-around
+    /// brought in, or a major fault before its read) maps the cached pages of the aligned
+    /// `fault_around_bytes` window, and `filemap_map_pages` counts each as a read-around hit
+    /// (`mmap_miss--`). In 4.8–4.9 the count comes before the PTE check (Kirill Shutemov's
+    /// "mm: postpone page table allocation until we have page to map", 4.8), so cached pages
+    /// the process had already mapped count too.
+    fn fault_around(&mut self, idx: PageIdx) {
+        let Some(v) = self.vma_id_of(idx) else { return };
+        let Some(vma) = self.vmas[v] else { return };
+        let start = vma.first + (idx - vma.first) / FAULT_AROUND_PAGES * FAULT_AROUND_PAGES;
+        let end = (start + FAULT_AROUND_PAGES).min(vma.first + vma.pages);
+        let mut hits = 0u16;
+        for q in start..end {
+            let p = &mut self.pt.pages[q as usize];
+            if p.state == PageState::Resident {
+                p.flags &= !flags::UNMAPPED;
+                hits += 1;
+            }
+        }
+        self.mmap_miss[v] = self.mmap_miss[v].saturating_sub(hits);
     }
 }
 

@@ -13,8 +13,10 @@
 //! inactive/active anon/file LRU with accessed-bit second chance, `inactive_is_low` balancing,
 //! `get_scan_count` with `swappiness` and recent reclaim cost; swap-out in batches of
 //! `SWAP_CLUSTER_MAX`; swap readahead of `2^page-cluster` slots (skipped for synchronous devices
-//! such as zram); file read-around of `read_ahead_kb`; workingset refault detection by refault
-//! distance; PSI memory some/full stall totals; compaction for high-order allocations; the OOM
+//! such as zram); file read-around of `read_ahead_kb`, off while it misses (`mmap_miss`, with
+//! 4.9's fault-around hits); workingset refault detection by refault distance
+//! (the compared lists follow the kernel release);
+//! PSI memory some/full stall totals; compaction for high-order allocations; the OOM
 //! killer as a last resort; swap writeback to flash (frames freed at write completion, reclaim
 //! throttled on it, a bounded request queue); swap slots from 256-slot clusters; `mlock` (unevictable list); the swap cache (a resident page keeping a
 //! clean copy on a swap device); `/sys/kernel/mm/page_idle`; zram idle ageing and writeback;
@@ -42,6 +44,7 @@ pub mod compaction;
 pub mod dirty;
 pub mod facade;
 mod fault;
+pub use fault::{FAULT_AROUND_PAGES, MMAP_LOTSAMISS};
 pub mod hooks;
 mod invariants;
 pub mod ion;
@@ -134,6 +137,9 @@ pub struct KernelParams {
     /// cgroups (`ro.config.per_app_memcg` false) charges every app to the root memcg
     /// ([`reclaim`]'s `shrink_global`).
     pub global_lru: bool,
+    /// A file refault's distance is compared with active anon + file (kernel >= 5.9, and
+    /// profiles without a release), else with active file only (see `fault.rs`).
+    pub refault_anon_challenge: bool,
 }
 
 /// Zone watermarks in pages.
@@ -321,6 +327,8 @@ pub struct Kernel {
     pub(crate) pt: PageTable,
     pub(crate) procs: Vec<Process>,
     pub(crate) vmas: Vec<Option<Vma>>,
+    /// Per mapping (index as `vmas`): its file's `f_ra.mmap_miss`, see [`fault`].
+    pub(crate) mmap_miss: Vec<u16>,
     /// pfn -> owner (page index, `OWNER_ZRAM_BIT | slot`, `OWNER_KERNEL`, or `NIL` when free).
     pub(crate) frame_owner: Vec<u32>,
     pub(crate) buddy: BuddyAllocator,
@@ -422,6 +430,9 @@ impl Kernel {
                 .filter(|r| (r.major, r.minor) < (4, 4))
                 .map(|_| k.min_free_order_shift),
             global_lru: !device.stock().per_app_memcg,
+            refault_anon_challenge: device
+                .kernel_release()
+                .is_none_or(|r| (r.major, r.minor) >= (5, 9)),
         };
         let nbackends = backends.len();
         Ok(Kernel {
@@ -429,6 +440,7 @@ impl Kernel {
             pt: PageTable::default(),
             procs: Vec::new(),
             vmas: Vec::new(),
+            mmap_miss: Vec::new(),
             frame_owner: vec![NIL; managed as usize],
             buddy: {
                 // Kernels before 4.0 steal on fallback the 3.x way (see the buddy allocator).
@@ -562,6 +574,7 @@ impl Kernel {
             exec,
             source,
         }));
+        self.mmap_miss.push(0);
         self.procs[pid as usize].vmas.push(vma_id);
         for _ in 0..pages.div_ceil(512) {
             if let Some(pfn) =
@@ -597,12 +610,18 @@ impl Kernel {
     }
     /// The mapping that contains `idx`.
     pub fn vma_of(&self, idx: PageIdx) -> Option<&Vma> {
+        self.vma_id_of(idx).and_then(|v| self.vmas[v].as_ref())
+    }
+
+    /// Index (into `vmas`) of the mapping that contains `idx`.
+    pub(crate) fn vma_id_of(&self, idx: PageIdx) -> Option<usize> {
         let pid = self.pt.pages.get(idx as usize)?.pid;
         let proc = self.procs.get(pid as usize)?;
-        proc.vmas
-            .iter()
-            .filter_map(|&v| self.vmas[v].as_ref())
-            .find(|v| idx >= v.first && idx < v.first + v.pages)
+        proc.vmas.iter().copied().find(|&v| {
+            self.vmas[v]
+                .as_ref()
+                .is_some_and(|m| idx >= m.first && idx < m.first + m.pages)
+        })
     }
 
     /// Unmap the mapping starting at `first` (must be the start of a mapping of `pid`).

@@ -466,7 +466,8 @@ impl Kernel {
         page.state = PageState::Dropped;
         page.loc = NIL;
         page.shadow = shadow;
-        page.flags &= !(flags::DIRTY | flags::REFERENCED | flags::ACCESSED | flags::WORKINGSET);
+        page.flags &=
+            !(flags::DIRTY | flags::REFERENCED | flags::ACCESSED | flags::WORKINGSET | flags::UNMAPPED);
         self.note_state_change(PageState::Resident, PageState::Dropped);
         self.nonresident_age = self.nonresident_age.wrapping_add(1);
         ctx.reclaim_ns += self.params.reclaim_unmap_ns;

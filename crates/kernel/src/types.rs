@@ -195,6 +195,10 @@ pub mod flags {
     pub const WRITEBACK: u16 = 1 << 9;
     /// A dirty file page queued for the flusher (`crate::Kernel` `dirty_q`; see `dirty.rs`).
     pub const DIRTY_QUEUED: u16 = 1 << 10;
+    /// A file page read in by a fault's read-around and not touched since: in the page cache
+    /// but not yet mapped by the process (its first touch is Linux's minor fault, whose
+    /// fault-around counts as read-around hits; see `fault.rs`, `mmap_miss`).
+    pub const UNMAPPED: u16 = 1 << 11;
 }
 
 /// madvise-like hints from higher layers (runtime, framework, policies).
