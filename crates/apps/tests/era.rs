@@ -152,3 +152,34 @@ fn launch_file_pages_are_clustered_at_the_start_of_the_files() {
         );
     }
 }
+
+/// Fleet artifact (Pixel 3, Android 10), Fig. 13n: Java heap / TOTAL PSS (`dumpsys meminfo` App
+/// Summary) per app (`evaluation/exp-hot-launch/exp-hot-launch.ipynb`, `X_heap_size`, measured
+/// with `check-heap.sh`).
+const FIG13N_JAVA_SHARE: [(&str, f64); 11] = [
+    ("Twitter", 0.259),
+    ("Facebook", 0.176),
+    ("Instagram", 0.196),
+    ("YouTube", 0.254),
+    ("Spotify", 0.186),
+    ("Twitch", 0.183),
+    ("AmazonShop", 0.146),
+    ("GoogleMaps", 0.075),
+    ("Chrome", 0.091),
+    ("Firefox", 0.083),
+    ("AngryBirds", 0.071),
+];
+
+/// Each Android 10 profile of a Fig. 13n app has that Java share of its whole (anon + file)
+/// memory: its `java_heap_share` is of the anonymous memory only, so the TOML converts it.
+#[test]
+fn pixel3_java_shares_match_fleet_fig13n() {
+    for (n, share) in FIG13N_JAVA_SHARE {
+        let f = AppProfile::builtin(n).unwrap().for_release(Some("10")).footprint;
+        let of_total = f.java_heap_share * f.anon_mb_steady / (f.anon_mb_steady + f.file_mb);
+        assert!(
+            (of_total - share).abs() <= 0.01,
+            "{n}: Java / total {of_total:.3} vs Fig. 13n {share}"
+        );
+    }
+}
