@@ -134,6 +134,8 @@ pub struct JavaApp {
     garbage_carry: f64,
     scratch: Vec<(u32, u32, u32)>,
     pieces: Vec<(ObjId, u32, u32)>,
+    /// Page ranges and places of the live pieces of a logical page being memoised.
+    ranges: Vec<((PageIdx, u32), usize)>,
     /// Page runs of logical pages between collections (see [`crate::touch_memo`]).
     memo: TouchMemo,
     /// Incremented when churn rebinds blueprint objects (part of the memo's key).
@@ -204,6 +206,7 @@ impl JavaApp {
             garbage_carry: 0.0,
             scratch: Vec::new(),
             pieces: Vec::new(),
+            ranges: Vec::new(),
             memo: TouchMemo::default(),
             churn_gen: 0,
             linked: Linked::default(),
@@ -488,18 +491,25 @@ impl JavaApp {
             if self.memo.get(p, &self.rt.heap).is_none() {
                 self.collect_pieces(&[p]);
                 let heap = &self.rt.heap;
-                let live = |&(o, _, _): &(ObjId, u32, u32)| o != NULL && heap.is_alive(o);
-                let ranges = self.pieces.iter().filter(|x| live(x));
-                let ranges = ranges
-                    .map(|&(o, off, len)| (heap.pages_of_bytes(o, off, len), heap.place_of(heap.rec(o))));
-                if p >= self.logical_pages || !self.pieces.iter().all(live) {
+                // The live objects' page ranges and places, each object's record read once.
+                self.ranges.clear();
+                let mut all_live = true;
+                for &(o, off, len) in &self.pieces {
+                    if o != NULL && heap.is_alive(o) {
+                        let r = (heap.pages_of_bytes(o, off, len), heap.place_of(heap.rec(o)));
+                        self.ranges.push(r);
+                    } else {
+                        all_live = false;
+                    }
+                }
+                if p >= self.logical_pages || !all_live {
                     // Not memoisable: touch its live objects' ranges directly.
-                    for ((f, n), _) in ranges {
+                    for &((f, n), _) in &self.ranges {
                         batch.touch(backing, f, n, write);
                     }
                     continue;
                 }
-                self.memo.insert(p, heap, ranges);
+                self.memo.insert(p, heap, self.ranges.iter().copied());
             }
             for &(f, n) in self.memo.get(p, &self.rt.heap).unwrap_or_default() {
                 batch.touch(backing, f, n, write);

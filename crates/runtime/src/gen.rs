@@ -93,20 +93,20 @@ impl SizeDist {
     }
 
     pub fn sample(&self, rng: &mut SimRng) -> u32 {
-        let total: f64 = self.buckets.iter().map(|b| b.2).sum();
-        let mut x = rng.gen::<f64>() * total;
-        let last = self.buckets.len() - 1;
-        for (i, &(lo, hi, p)) in self.buckets.iter().enumerate() {
-            if x < p || i == last {
-                if lo >= hi {
-                    return lo;
-                }
-                let (l, h) = ((lo as f64).ln(), (hi as f64).ln());
-                return ((l + rng.gen::<f64>() * (h - l)).exp() as u32).clamp(lo, hi);
-            }
-            x -= p;
+        self.sampler().sample(rng)
+    }
+
+    /// [`Self::sample`] with the per-bucket logarithms and the total computed once (a heap
+    /// generator draws millions of sizes: issue 14).
+    pub fn sampler(&self) -> SizeSampler {
+        SizeSampler {
+            total: self.buckets.iter().map(|b| b.2).sum(),
+            buckets: self
+                .buckets
+                .iter()
+                .map(|&(lo, hi, p)| (lo, hi, p, (lo as f64).ln(), (hi as f64).ln()))
+                .collect(),
         }
-        unreachable!("size distribution has buckets")
     }
 
     /// Mean size (numerical, for sizing heaps).
@@ -123,6 +123,30 @@ impl SizeDist {
                 m * p / total
             })
             .sum()
+    }
+}
+
+/// A [`SizeDist`] ready to sample: `(lo, hi, probability, ln lo, ln hi)` buckets.
+#[derive(Debug, Clone)]
+pub struct SizeSampler {
+    total: f64,
+    buckets: Vec<(u32, u32, f64, f64, f64)>,
+}
+
+impl SizeSampler {
+    pub fn sample(&self, rng: &mut SimRng) -> u32 {
+        let mut x = rng.gen::<f64>() * self.total;
+        let last = self.buckets.len() - 1;
+        for (i, &(lo, hi, p, l, h)) in self.buckets.iter().enumerate() {
+            if x < p || i == last {
+                if lo >= hi {
+                    return lo;
+                }
+                return ((l + rng.gen::<f64>() * (h - l)).exp() as u32).clamp(lo, hi);
+            }
+            x -= p;
+        }
+        unreachable!("size distribution has buckets")
     }
 }
 
@@ -204,8 +228,9 @@ fn generate_blueprint(spec: &GraphSpec, rng: &mut SimRng) -> Blueprint {
     let mut classes: Vec<ClassId> = Vec::new();
     let mut cap: Vec<u32> = Vec::new();
     let mut total = 0u64;
+    let sizer = spec.sizes.sampler();
     while total < spec.bytes {
-        let s = Heap::aligned(spec.sizes.sample(rng));
+        let s = Heap::aligned(sizer.sample(rng));
         let (c, k) = if s >= spec.array_threshold {
             if rng.gen::<f64>() < spec.prim_array_prob {
                 (c_prim, 0)
@@ -369,14 +394,27 @@ fn generate_blueprint(spec: &GraphSpec, rng: &mut SimRng) -> Blueprint {
             }
         }
     }
-    // CSR of edges by source (slot order = sorted target order).
-    edges.sort_unstable();
+    // CSR of edges by source, slot order = sorted target order: bucketed by source, then each
+    // source's few targets sorted (the same as sorting all the pairs, in linear time: issue 14).
     let mut ref_start = vec![0u32; n + 1];
     for &(s, _) in &edges {
         ref_start[s as usize + 1] += 1;
     }
     for i in 0..n {
         ref_start[i + 1] += ref_start[i];
+    }
+    let mut targets = vec![0u32; edges.len()];
+    {
+        let mut fill = ref_start.clone();
+        for &(s, t) in &edges {
+            targets[fill[s as usize] as usize] = t;
+            fill[s as usize] += 1;
+        }
+    }
+    drop(edges);
+    let targets_of = |o: usize| ref_start[o] as usize..ref_start[o + 1] as usize;
+    for o in 0..n {
+        targets[targets_of(o)].sort_unstable();
     }
     // Every object gets its slot capacity; slots beyond its edges stay null.
     let mut full_start = vec![0u32; n + 1];
@@ -385,10 +423,8 @@ fn generate_blueprint(spec: &GraphSpec, rng: &mut SimRng) -> Blueprint {
     }
     let mut refs = vec![NULL; full_start[n] as usize];
     for o in 0..n {
-        let es = &edges[ref_start[o] as usize..ref_start[o + 1] as usize];
-        for (k, &(_, t)) in es.iter().enumerate() {
-            refs[full_start[o] as usize + k] = t;
-        }
+        let es = &targets[targets_of(o)];
+        refs[full_start[o] as usize..][..es.len()].copy_from_slice(es);
     }
     // Roots: depth 0, and objects without a parent (empty level above).
     let mut roots: Vec<u32> = levels[0].clone();
@@ -404,10 +440,7 @@ fn generate_blueprint(spec: &GraphSpec, rng: &mut SimRng) -> Blueprint {
         v
     } else {
         // The order the collector copies them in (`gc::collect`).
-        let targets: Vec<u32> = edges.iter().map(|e| e.1).collect();
-        copy_order(n, &roots, |o| {
-            &targets[ref_start[o as usize] as usize..ref_start[o as usize + 1] as usize]
-        })
+        copy_order(n, &roots, |o| &targets[targets_of(o as usize)])
     };
     Blueprint::from_parts(class_table, &classes, &sizes, &full_start, &refs, &roots, &order)
 }
