@@ -31,7 +31,8 @@
 //!   copy and scan an object — address, size, reference-slot range, class, flags, policy metadata —
 //!   so a visit reads one record (usually one cache line) rather than one entry in each of
 //!   several arrays;
-//! - [`Heap::alloc_ms`]: allocation time, cold (read only when a policy hook looks at it);
+//! - [`Heap::alloc_ms`]: allocation time, cold (not in [`ObjView`]: read only through
+//!   [`Heap::alloc_ms_of`]);
 //! - the mark bitmap: one bit per id, plus one for the collector's NULL stand-in (a 4 M-object
 //!   heap's marks fit in ~0.5 MB of cache);
 //! - [`Heap::refs`]: the reference slots, CSR-style (`recs[o].ref_start`, `recs[o].ref_len`),
@@ -304,7 +305,6 @@ pub struct ObjView {
     pub id: ObjId,
     pub size: u32,
     pub class: ClassId,
-    pub alloc_ms: u32,
     pub flags: u8,
     pub meta: Meta,
     /// Whether the object has reference slots (its count: [`Heap::nrefs`]).
@@ -548,19 +548,23 @@ impl Heap {
         self.recs[o as usize].addr >> REGION_SHIFT
     }
 
+    /// Allocation time of object `o` in ms (cold: kept out of [`ObjView`]).
+    pub fn alloc_ms_of(&self, o: ObjId) -> u32 {
+        self.alloc_ms.get(o as usize).copied().unwrap_or(0)
+    }
+
     pub fn view(&self, o: ObjId) -> ObjView {
         self.view_of(o, &self.recs[o as usize])
     }
 
-    /// The hook view of object `o` with record `r` (reads nothing else on the hot path unless a
-    /// hook uses `alloc_ms`).
+    /// The hook view of object `o` with record `r` (reads nothing but the record: a hook that
+    /// needs the allocation time asks [`Heap::alloc_ms_of`], so a visit costs one random load).
     #[inline(always)]
     pub(crate) fn view_of(&self, o: ObjId, r: &ObjRec) -> ObjView {
         ObjView {
             id: o,
             size: r.size,
             class: r.class,
-            alloc_ms: self.alloc_ms.get(o as usize).copied().unwrap_or(0),
             flags: r.flags,
             meta: r.meta,
             has_refs: r.has_refs(),

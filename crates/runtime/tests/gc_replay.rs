@@ -226,8 +226,14 @@ impl RuntimeHooks for StubRounds {
 /// reference store after the 8th. Per GC its
 /// statistics, every object's address, metadata and mark, and every page operation in order; and
 /// the re-walks, replays, follows and translations so far. `plain`: the 5th GC is a plain walk
-/// (no stock compaction: the second stub round then lays the heap out as the first did).
-fn stub_round_effects(replay: bool, store: bool, plain: bool) -> Vec<(String, u64, u64, u64, u64)> {
+/// (no stock compaction: the second stub round then lays the heap out as the first did);
+/// `sticky`: a sticky GC before the 4th (which then records a new trace instead of replaying).
+fn stub_round_effects(
+    replay: bool,
+    store: bool,
+    plain: bool,
+    sticky: bool,
+) -> Vec<(String, u64, u64, u64, u64)> {
     let mut b = Recorder::default();
     let mut heap = small_heap_on(12, 6 << 20, &mut b);
     heap.set_trace_replay(replay);
@@ -242,6 +248,17 @@ fn stub_round_effects(replay: bool, store: bool, plain: bool) -> Vec<(String, u6
                 .find_map(|o| Some((o, heap.refs_of(o).iter().position(|&c| c != NULL)?)))
                 .expect("a marked object with a reference");
             heap.set_ref_raw(o, slot as u32, NULL);
+        }
+        if sticky && i == 3 {
+            collect(
+                &mut heap,
+                &mut StubRounds { stub: false },
+                GcKind::Sticky,
+                0,
+                &mut b,
+                &mut CpuLedger::default(),
+                &GcCosts::default(),
+            );
         }
         for _ in 0..200 {
             heap.alloc(0, Actor::AppMain(7), class, size, nrefs, &mut b)
@@ -290,8 +307,8 @@ fn stub_round_effects(replay: bool, store: bool, plain: bool) -> Vec<(String, u6
 #[test]
 fn rewalked_marking_tree_has_the_real_traces_effects() {
     for store in [false, true] {
-        let on = stub_round_effects(true, store, false);
-        let off = stub_round_effects(false, store, false);
+        let on = stub_round_effects(true, store, false, false);
+        let off = stub_round_effects(false, store, false, false);
         let third = &off[2].0;
         assert!(!third.contains("objects_copied: 0,") && !third.contains("regions_unevacuated: 0,"));
         for (i, (a, b)) in on.iter().zip(&off).enumerate() {
@@ -313,14 +330,17 @@ fn rewalked_marking_tree_has_the_real_traces_effects() {
                 [0, 0, 1, 1, 1, 2, 2, 2, 2, 2],
                 "no re-walk after the store"
             );
+            assert_eq!(
+                replays,
+                [0, 0, 0, 1, 1, 1, 2, 2, 2, 3],
+                "walks replay after a re-walk"
+            );
         } else {
-            assert_eq!(rewalks, [0, 0, 1, 1, 1, 2, 2, 2, 3, 3]);
+            // The GC after the second stub round replays the record kept from right after the
+            // first (translated: the stub rounds lay the heap out the same way).
+            assert_eq!(rewalks, [0, 0, 1, 1, 1, 2, 2, 2, 2, 2]);
+            assert_eq!(replays, [0, 0, 0, 1, 1, 1, 2, 2, 3, 4]);
         }
-        assert_eq!(
-            replays,
-            [0, 0, 0, 1, 1, 1, 2, 2, 2, 3],
-            "walks replay after a re-walk"
-        );
         let follows: Vec<u64> = on.iter().map(|x| x.3).collect();
         assert_eq!(
             follows,
@@ -337,8 +357,8 @@ fn rewalked_marking_tree_has_the_real_traces_effects() {
 #[test]
 fn translated_replay_across_a_compaction_has_the_real_traces_effects() {
     for store in [false, true] {
-        let on = stub_round_effects(true, store, true);
-        let off = stub_round_effects(false, store, true);
+        let on = stub_round_effects(true, store, true, false);
+        let off = stub_round_effects(false, store, true, false);
         for (i, (a, b)) in on.iter().zip(&off).enumerate() {
             assert!(
                 a.0 == b.0,
@@ -356,5 +376,37 @@ fn translated_replay_across_a_compaction_has_the_real_traces_effects() {
             assert_eq!(translations, [0, 0, 0, 0, 0, 0, 0, 0, 1, 1]);
             assert_eq!(rewalks, [0, 0, 1, 1, 1, 1, 1, 1, 1, 1], "no re-walk: a replay");
         }
+    }
+}
+
+/// As [`translated_replay_across_a_compaction_has_the_real_traces_effects`], when the trace
+/// recorded right after the first stub round was replaced by a later record (a sticky GC before
+/// the 4th GC makes it trace and record again): the GC right after the second stub round replays
+/// the kept record, translated, with exactly a real trace's effects. A reference store since the
+/// record prevents it.
+#[test]
+fn kept_record_replays_across_a_compaction_with_the_real_traces_effects() {
+    for store in [false, true] {
+        let on = stub_round_effects(true, store, true, true);
+        let off = stub_round_effects(false, store, true, true);
+        for (i, (a, b)) in on.iter().zip(&off).enumerate() {
+            assert!(
+                a.0 == b.0,
+                "store {store}: GC {i}: the translated replay and the real trace differ"
+            );
+        }
+        let eighth = &off[8].0;
+        assert!(!eighth.contains("objects_copied: 0,") && !eighth.contains("regions_unevacuated: 0,"));
+        let translations: Vec<u64> = on.iter().map(|x| x.4).collect();
+        let replays: Vec<u64> = on.iter().map(|x| x.2).collect();
+        if store {
+            assert_eq!(translations, [0; 10], "no translation after the store");
+        } else {
+            assert_eq!(translations, [0, 0, 0, 0, 0, 0, 0, 0, 1, 1]);
+        }
+        eprintln!(
+            "store {store}: replays {replays:?} rewalks {:?}",
+            on.iter().map(|x| x.1).collect::<Vec<_>>()
+        );
     }
 }

@@ -20,6 +20,12 @@
 //!   the k-th region of the new one, and so do the regions of the in-place marks and of the copied
 //!   objects; the record then stands for that collection and the usual checks (graph clock,
 //!   roots, region roles) decide whether it replays.
+//! - A record made right after a layout that a later record replaced (the second walk after a
+//!   stub round often cannot replay the first: regions the first one copied into are no longer
+//!   evacuated) is kept while the graph is unchanged, and is translated instead when the current
+//!   record cannot be. Collections between it and the new layout do not matter: what the
+//!   compaction leaves is fixed by its layout hash (it covers every object it visits, and where
+//!   each one it did not copy is) and the graph; the usual checks still decide.
 
 use super::replay::TraceMemo;
 use crate::heap::{Heap, Meta, ObjId, REGION_PAGES};
@@ -75,20 +81,22 @@ impl TraceMemo {
     /// since the record and it laid the heap out as the one before the record did, translate the
     /// record to the new layout (module docs); the usual checks follow.
     pub(super) fn translate(&mut self, heap: &Heap, roots: &[ObjId]) {
+        let Some(new) = self.last_layout.as_ref().filter(|_| !self.off) else {
+            return;
+        };
+        if !self.translatable(heap, roots, new, true) {
+            // The record kept from right after the layout before (module docs, last point).
+            match self.stash.take() {
+                Some(mut kept) if kept.translatable(heap, roots, new, false) => self.swap_record(&mut kept),
+                kept => {
+                    self.stash = kept;
+                    return;
+                }
+            }
+        }
         let (Some(old), Some(new)) = (&self.layout, &self.last_layout) else {
             return;
         };
-        if !self.valid
-            || self.off
-            || new.epoch.wrapping_add(1) != heap.epoch
-            || self.epoch.wrapping_add(1) != new.epoch
-            || old.hash != new.hash
-            || old.regions.len() != new.regions.len()
-            || heap.graph_clock != self.graph_clock
-            || roots != self.roots
-        {
-            return;
-        }
         // Old first page -> (old region, new region, new first page), by old first page.
         let mut map: Vec<(PageIdx, u32, u32, PageIdx)> = old
             .regions
@@ -123,6 +131,25 @@ impl TraceMemo {
         self.layout = self.last_layout.clone();
         self.epoch = heap.epoch.wrapping_sub(1);
         self.translations += 1;
+    }
+}
+
+impl TraceMemo {
+    /// Whether this record may be translated to the layout of the collection that just ran on
+    /// `heap` (before a collection with `roots`): it was recorded right after a layout with the
+    /// same hash and as many regions, nothing changed what a trace computes since, and (with
+    /// `consecutive`) it stands for the collection right before that one.
+    fn translatable(&self, heap: &Heap, roots: &[ObjId], new: &Layout, consecutive: bool) -> bool {
+        let Some(old) = &self.layout else {
+            return false;
+        };
+        self.valid
+            && new.epoch.wrapping_add(1) == heap.epoch
+            && (!consecutive || self.epoch.wrapping_add(1) == new.epoch)
+            && old.hash == new.hash
+            && old.regions.len() == new.regions.len()
+            && heap.graph_clock == self.graph_clock
+            && roots == self.roots
     }
 }
 

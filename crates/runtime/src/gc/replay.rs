@@ -69,6 +69,9 @@ pub(crate) struct TraceMemo {
     pub(super) from: Vec<u32>,
     /// The layout of the last collection that kept one.
     pub(super) last_layout: Option<Layout>,
+    /// The last record made right after a collection that kept a layout, kept when a later
+    /// record replaced it (module `layout`; only its record fields are used).
+    pub(super) stash: Option<Box<TraceMemo>>,
     /// Records translated to a new layout so far.
     pub translations: u64,
     visits: u64,
@@ -150,6 +153,25 @@ impl TraceMemo {
         }
     }
 
+    /// Swap this memo's record (everything but the switch and the counters) with `o`'s.
+    pub(super) fn swap_record(&mut self, o: &mut TraceMemo) {
+        use std::mem::swap;
+        swap(&mut self.valid, &mut o.valid);
+        swap(&mut self.epoch, &mut o.epoch);
+        swap(&mut self.graph_clock, &mut o.graph_clock);
+        swap(&mut self.roots, &mut o.roots);
+        swap(&mut self.free, &mut o.free);
+        swap(&mut self.mask, &mut o.mask);
+        swap(&mut self.events, &mut o.events);
+        swap(&mut self.mark, &mut o.mark);
+        swap(&mut self.inplace, &mut o.inplace);
+        swap(&mut self.tospace, &mut o.tospace);
+        swap(&mut self.layout, &mut o.layout);
+        swap(&mut self.from, &mut o.from);
+        swap(&mut self.visits, &mut o.visits);
+        swap(&mut self.refs_scanned, &mut o.refs_scanned);
+    }
+
     /// After an eligible collection: record it (`log`: its events; `failed`: a copy failed) or,
     /// if it was a replay, let it stand for the recorded one.
     #[allow(clippy::too_many_arguments)]
@@ -167,17 +189,36 @@ impl TraceMemo {
         visits: u64,
         refs_scanned: u64,
     ) {
-        self.epoch = heap.epoch;
-        self.tospace.clear();
-        self.tospace.extend_from_slice(taken);
         if replayed {
+            self.epoch = heap.epoch;
+            self.tospace.clear();
+            self.tospace.extend_from_slice(taken);
             self.replays += 1;
             return;
         }
-        self.layout = self
+        let layout = self
             .last_layout
             .clone()
             .filter(|l| l.epoch.wrapping_add(1) == heap.epoch);
+        // Keep the record made right after a layout when a record without one replaces it, while
+        // the graph is the one it traced (module `layout`).
+        if layout.is_some()
+            || self
+                .stash
+                .as_ref()
+                .is_some_and(|x| x.graph_clock != heap.graph_clock)
+        {
+            self.stash = None;
+        }
+        if layout.is_none() && self.valid && self.layout.is_some() && self.graph_clock == heap.graph_clock {
+            let mut kept = Box::default();
+            self.swap_record(&mut kept);
+            self.stash = Some(kept);
+        }
+        self.epoch = heap.epoch;
+        self.tospace.clear();
+        self.tospace.extend_from_slice(taken);
+        self.layout = layout;
         std::mem::swap(&mut self.from, from);
         std::mem::swap(&mut self.events, log);
         self.valid = !failed;
