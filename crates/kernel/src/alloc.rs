@@ -347,8 +347,7 @@ impl Kernel {
         self.cpu.charge(actor, Category::Compaction, cost);
         stall.ns += cost;
         stall.psi_ns += cost;
-        self.psi
-            .record(now + stall.ns, cost, matches!(actor, Actor::AppMain(_)));
+        self.psi.record(now + stall.ns, cost, 0, actor);
         if let Some(p) = self.try_high_order(order, take, min) {
             self.vmstat.compact_success += 1;
             self.compact_defer.reset(order);

@@ -421,7 +421,7 @@ impl Kernel {
         let start = now + stall.ns;
         stall.ns += own;
         stall.psi_ns += own;
-        self.psi.record(start, own, matches!(actor, Actor::AppMain(_)));
+        self.psi.record(start, own - io.wait_ns, io.wait_ns, actor);
         self.sync_backend_frames();
         if !stock_hook && !matches!(actor, Actor::Kernel) {
             self.after_major_fault(now + stall.ns, actor, idx);
@@ -577,7 +577,7 @@ impl Kernel {
         // Only refaults of evicted file pages count as memory pressure, not first reads.
         if p.shadow != 0 && fill != Fill::NoRead {
             stall.psi_ns += own;
-            self.psi.record(start, own, matches!(actor, Actor::AppMain(_)));
+            self.psi.record(start, cpu, wait, actor);
         }
         Ok(stall)
     }

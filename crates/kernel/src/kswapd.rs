@@ -76,6 +76,8 @@ impl Kernel {
             if let Some(wait) = self.writeback_wait(now, need) {
                 let wait = wait.max(1_000);
                 self.vmstat.reclaim_throttle_ns += wait;
+                // balance_pgdat runs under psi_memstall_enter: kswapd sleeps in a memory stall.
+                self.psi.record(now, 0, wait, Actor::Kswapd);
                 self.kswapd.clock += wait;
                 return;
             }
@@ -85,7 +87,8 @@ impl Kernel {
             .max(1);
         let out = self.shrink_node(now, Actor::Kswapd, target, self.kswapd.priority, true);
         let cost = (out.cpu_ns + out.io_wait_ns).max(1_000);
-        self.psi.record(now, cost, false);
+        self.psi
+            .record(now, out.cpu_ns.max(1_000), out.io_wait_ns, Actor::Kswapd);
         self.kswapd.clock += cost;
         // Pages put under writeback count as progress: they are freed when their writes end.
         if out.reclaimed + out.writeback < target {
@@ -110,6 +113,8 @@ impl Kernel {
         self.vmstat.allocstall += 1;
         let mut reclaimed = 0;
         let mut cpu = 0;
+        // Of `cpu`, the time spent sleeping (I/O, throttling) rather than running reclaim.
+        let mut slept = 0;
         let want = SWAP_CLUSTER_MAX as u64;
         let mut taken = 0;
         self.complete_writeback(now);
@@ -118,6 +123,7 @@ impl Kernel {
             reclaimed += out.reclaimed;
             taken += out.reclaimed + out.writeback;
             cpu += out.cpu_ns + out.io_wait_ns;
+            slept += out.io_wait_ns;
             if taken >= want {
                 break;
             }
@@ -127,13 +133,14 @@ impl Kernel {
         if reclaimed < want {
             if let Some(wait) = self.writeback_wait(now + cpu, want - reclaimed) {
                 cpu += wait;
+                slept += wait;
                 self.vmstat.reclaim_throttle_ns += wait;
                 reclaimed += self.complete_writeback(now + cpu);
             }
         }
         stall.ns += cpu;
         stall.psi_ns += cpu;
-        self.psi.record(now, cpu, matches!(actor, Actor::AppMain(_)));
+        self.psi.record(now, cpu - slept, slept, actor);
         reclaimed
     }
 

@@ -34,8 +34,8 @@
 //! Simplified: one NUMA node and one zone; no per-cpu page lists; a page belongs to one process;
 //! a dirty file page reclaim meets is written back by reclaim itself (async I/O on the flash
 //! queue), the others by the periodic flusher ([`dirty`]);
-//! kswapd works in steps of `KSWAPD_STEP_PAGES` so app events interleave with it; PSI "full" is
-//! approximated by memory stalls of app main threads (see [`psi`]).
+//! kswapd works in steps of `KSWAPD_STEP_PAGES` so app events interleave with it; PSI is
+//! aggregated over CPUs weighted by non-idle time, one task per CPU (see [`psi`]).
 
 pub mod access_log;
 mod alloc;
@@ -682,6 +682,7 @@ impl Kernel {
             return;
         }
         proc.alive = false;
+        self.psi.task_exited(self.last_now, Actor::AppMain(pid));
         let vmas = std::mem::take(&mut proc.vmas);
         let kallocs = std::mem::take(&mut proc.kernel_allocs);
         for v in vmas {

@@ -13,6 +13,9 @@ impl Simulation {
                 self.foreground = Some(prev);
             }
         }
+        // PSI's aggregation: the launching app's main thread is the busy foreground task (a cold
+        // launch's process is named once spawned).
+        self.k.set_foreground_task(now, self.rt[app].pid);
         let ctx = context.min(self.apps[app].access.contexts().max(1) - 1);
         self.rt[app].context = ctx;
         let was_fg = self.foreground == Some(app);
@@ -164,6 +167,7 @@ impl Simulation {
             src(app as u64 * 3 + 3),
         );
         let pid = self.k.spawn(&name, FOREGROUND_APP_ADJ, threads);
+        self.k.set_foreground_task(now, Some(pid));
         let map = |k: &mut Kernel, pages: u32, kind, exec, s| k.mmap(pid, pages.max(1), kind, exec, s);
         let mapped = (|| {
             Ok::<_, KernelError>((

@@ -540,6 +540,7 @@ impl Simulation {
                     match self.actions[i] {
                         UserAction::Launch { at, app, context } => self.launch(at, app, context),
                         UserAction::Home { at } => {
+                            self.k.set_foreground_task(at, None);
                             if let Some(prev) = self.foreground.take() {
                                 self.send_to_background(at, prev);
                                 self.update_cached(at);
