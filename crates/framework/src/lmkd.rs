@@ -270,7 +270,12 @@ impl Lmkd {
             .find(|s| s.0 >= since)
             .or(self.samples.front());
         match base {
-            Some(&(_, some, full)) => (snap.psi_some_total_ns - some, snap.psi_full_total_ns - full),
+            // PSI totals never decrease (kernel psi.rs); saturate anyway so a model slip can
+            // never read as a huge stall.
+            Some(&(_, some, full)) => (
+                snap.psi_some_total_ns.saturating_sub(some),
+                snap.psi_full_total_ns.saturating_sub(full),
+            ),
             None => (0, 0),
         }
     }
