@@ -292,7 +292,13 @@ fn writes_section_is_read_and_range_checked() {
 
 #[test]
 fn ui_section_derives_the_pages_released_when_the_ui_is_hidden() {
-    let pixel3 = device::DeviceProfile::builtin("pixel3").unwrap();
+    let mut pixel3 = device::DeviceProfile::builtin("pixel3").unwrap();
+    assert_eq!(
+        AppProfile::builtin("Instagram").unwrap().ui_hidden_pages(&pixel3),
+        0,
+        "off by default"
+    );
+    pixel3.android.ui_trim = Some(true);
     let load = |name: &str| AppProfile::builtin(name).unwrap();
     // One 1080 x 2160 RGBA_8888 screen; 3 window buffers; GPU cache 12 screens, half kept.
     let screen = 1080 * 2160 * 4u64;

@@ -129,7 +129,8 @@ pub struct AndroidProfile {
     pub background_heap_growth_multiplier: Option<f64>,
     /// Apps release their window buffers and trim HWUI's GPU cache when their UI is hidden
     /// (`TRIM_MEMORY_UI_HIDDEN`, [`display`]); `false` keeps every foreground page in the
-    /// background (the model before this step). Default: true.
+    /// background. Default: false (on, it breaks Fleet Fig. 11c's capacity: see the apps README,
+    /// "UI memory released in the background").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ui_trim: Option<bool>,
 }

@@ -266,7 +266,7 @@ impl DeviceProfile {
                 .is_some_and(|v| v < Release::new(5, 0))
                 .then_some(DALVIK_HEAP_TRIM_IDLE_MS),
             minfree,
-            ui_trim: a.ui_trim.unwrap_or(true),
+            ui_trim: a.ui_trim.unwrap_or(false),
         }
     }
 }

@@ -425,7 +425,7 @@ fn display_sizes_window_buffers_and_gpu_caches() {
     assert_eq!(d.gpu_background_bytes(), 6 * 1080 * 2160 * 4);
     assert_eq!(d.ui_hidden_release_bytes(0.4), d.window_buffer_bytes());
     assert_eq!(d.ui_hidden_release_bytes(1.0), 9 * 1080 * 2160 * 4);
-    assert!(p.stock().ui_trim);
+    assert!(!p.stock().ui_trim, "off by default (apps README)");
     let e = expect_err(&with_value("width_px", "0"), "display.width_px");
     assert!(e.contains("a pixel count from 1 to 16384"), "{e}");
     let e = expect_err(&with_value("height_px", "-3"), "height_px");
