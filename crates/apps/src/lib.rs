@@ -33,6 +33,7 @@ mod error;
 mod java_workload;
 mod validate;
 use validate::Validator;
+pub mod ui;
 pub mod writes;
 pub use device::tomlerr;
 
@@ -45,6 +46,7 @@ pub use access::{AccessModel, AppLayout, Region};
 pub use era::{EraOverride, ANDROID_RELEASES};
 pub use error::AppError;
 pub use java_workload::{LaunchBiasSection, LinkedSection};
+pub use ui::{default_gpu_cache_fill, UiSection};
 pub use writes::WriteSection;
 
 /// Bytes per page (4 KiB).
@@ -96,6 +98,13 @@ pub struct AppProfile {
     /// `[writes]` (optional): the app's own file writes. Absent: the app writes no file.
     #[serde(default)]
     pub writes: WriteSection,
+    /// `[ui]` (optional): what the app releases when its UI is hidden ([`ui`]).
+    #[serde(default, skip_serializing_if = "is_default_ui")]
+    pub ui: UiSection,
+}
+
+fn is_default_ui(u: &UiSection) -> bool {
+    *u == UiSection::default()
 }
 
 fn one() -> f64 {

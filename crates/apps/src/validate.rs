@@ -62,6 +62,9 @@ impl AppProfile {
         if let Some((key, expected, got)) = self.writes.invalid() {
             return Err(v.err("writes", key, &expected, &got));
         }
+        if let Some((key, expected, got)) = self.ui.invalid() {
+            return Err(v.err("ui", key, &expected, &got));
+        }
         let f = &self.footprint;
         v.range("footprint", "anon_mb_start", f.anon_mb_start, 0.0, false, 65536.0)?;
         v.range(

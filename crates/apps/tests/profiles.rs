@@ -289,3 +289,45 @@ fn writes_section_is_read_and_range_checked() {
     let p = AppProfile::from_toml_str(&none, "t.toml").unwrap();
     assert_eq!(p.writes, apps::WriteSection::default());
 }
+
+#[test]
+fn ui_section_derives_the_pages_released_when_the_ui_is_hidden() {
+    let mut pixel3 = device::DeviceProfile::builtin("pixel3").unwrap();
+    assert_eq!(
+        AppProfile::builtin("Instagram").unwrap().ui_hidden_pages(&pixel3),
+        0,
+        "off by default"
+    );
+    pixel3.android.ui_trim = Some(true);
+    let load = |name: &str| AppProfile::builtin(name).unwrap();
+    // One 1080 x 2160 RGBA_8888 screen; 3 window buffers; GPU cache 12 screens, half kept.
+    let screen = 1080 * 2160 * 4u64;
+    let pages = |bytes: u64| bytes.div_ceil(4096) as u32;
+    // Social app (fill 0.8 of the cache): window buffers + (0.8 x 12 - 6) screens of GPU cache.
+    assert_eq!(
+        load("Instagram").ui_hidden_pages(&pixel3),
+        pages(3 * screen + 36 * screen / 10)
+    );
+    // A game renders through its own GL context: window buffers only.
+    assert_eq!(load("AngryBirds").ui_hidden_pages(&pixel3), pages(3 * screen));
+    // Switched off by the profile, by the device (a scenario's `[android]`), or no display.
+    let t = twitter_text();
+    let off = AppProfile::from_toml_str(&format!("{t}\n[ui]\ntrim = false\n"), "t.toml").unwrap();
+    assert_eq!(off.ui_hidden_pages(&pixel3), 0);
+    let twitter = AppProfile::from_toml_str(&t, "t.toml").unwrap();
+    assert!(twitter.ui_hidden_pages(&pixel3) > 0);
+    let mut d = pixel3.clone();
+    d.android.ui_trim = Some(false);
+    assert_eq!(twitter.ui_hidden_pages(&d), 0);
+    let mut d = pixel3.clone();
+    d.display = None;
+    assert_eq!(twitter.ui_hidden_pages(&d), 0);
+    // An explicit fill replaces the category's; out of range is a one-line error.
+    let full = AppProfile::from_toml_str(&format!("{t}\n[ui]\ngpu_cache_fill = 1.0\n"), "t.toml").unwrap();
+    assert_eq!(full.ui_hidden_pages(&pixel3), pages(9 * screen));
+    let e = err_of(&format!("{t}\n[ui]\ngpu_cache_fill = 1.5\n"));
+    assert!(
+        e.contains("key ui.gpu_cache_fill: expected a fraction in [0, 1], got 1.5"),
+        "{e}"
+    );
+}

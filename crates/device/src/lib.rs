@@ -25,6 +25,7 @@
 //! `_mb_s` rates are 10^6 bytes per second (as `tinymembench`, FIO and spec sheets report
 //! them), `_ns`/`_us`/`_ms` times, `_mw` milliwatts, `_nj_per_kb` nanojoules per KiB.
 
+pub mod display;
 mod error;
 pub mod release;
 pub mod tomlerr;
@@ -34,6 +35,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+pub use display::DisplayProfile;
 pub use error::DeviceError;
 pub use release::{LmkdMode, Release, StockFeatures};
 
@@ -64,6 +66,10 @@ pub struct DeviceProfile {
     /// Android framework settings of the device's OS release (optional section).
     #[serde(default)]
     pub android: AndroidProfile,
+    /// The panel (optional section; absent: apps hold no window buffers or GPU cache sized by
+    /// the screen, so nothing is released at `TRIM_MEMORY_UI_HIDDEN`; see [`display`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub display: Option<DisplayProfile>,
 }
 
 /// `[android]`: the Android and kernel release the device runs, and explicit overrides of the
@@ -121,6 +127,12 @@ pub struct AndroidProfile {
     /// ART's heap growth multiplier in the background; at least 1. Default 1.0 (ART).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub background_heap_growth_multiplier: Option<f64>,
+    /// Apps release their window buffers and trim HWUI's GPU cache when their UI is hidden
+    /// (`TRIM_MEMORY_UI_HIDDEN`, [`display`]); `false` keeps every foreground page in the
+    /// background. Default: false (on, it breaks Fleet Fig. 11c's capacity: see the apps README,
+    /// "UI memory released in the background").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ui_trim: Option<bool>,
 }
 
 /// `[memory]`: DRAM and the memory permanently taken from it.
@@ -333,6 +345,7 @@ const SCHEMA: &[(&str, &[&str])] = &[
             "flash",
             "swap",
             "android",
+            "display",
         ],
     ),
     (
@@ -395,8 +408,10 @@ const SCHEMA: &[(&str, &[&str])] = &[
             "per_app_memcg",
             "foreground_heap_growth_multiplier",
             "background_heap_growth_multiplier",
+            "ui_trim",
         ],
     ),
+    ("display", &["width_px", "height_px"]),
 ];
 
 /// The table a schema key belongs to (`""` = top level).
@@ -604,7 +619,8 @@ mod tests {
                 if *section == "android" && !key.ends_with("_release") {
                     continue;
                 }
-                if section.is_empty() && ["memory", "kernel", "cpu", "flash", "swap", "android"].contains(key)
+                if section.is_empty()
+                    && ["memory", "kernel", "cpu", "flash", "swap", "android", "display"].contains(key)
                 {
                     assert!(text.contains(&format!("[{key}]")), "{key}");
                 } else {

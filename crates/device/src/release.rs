@@ -78,6 +78,7 @@ impl AndroidProfile {
         self.background_heap_growth_multiplier = o
             .background_heap_growth_multiplier
             .or(self.background_heap_growth_multiplier);
+        self.ui_trim = o.ui_trim.or(self.ui_trim);
     }
 }
 
@@ -184,6 +185,8 @@ pub struct StockFeatures {
     pub heap_trim_delay_ms: Option<u64>,
     /// The minfree table of the in-kernel driver / minfree lmkd: `(oom_score_adj, pages)`.
     pub minfree: [(i16, u64); 6],
+    /// [`AndroidProfile::ui_trim`]: apps release their UI's memory at `TRIM_MEMORY_UI_HIDDEN`.
+    pub ui_trim: bool,
 }
 
 /// Dalvik's `HEAP_TRIM_IDLE_TIME_MS` (dalvik/vm/alloc/HeapSource.cpp): how long after a GC the
@@ -263,6 +266,7 @@ impl DeviceProfile {
                 .is_some_and(|v| v < Release::new(5, 0))
                 .then_some(DALVIK_HEAP_TRIM_IDLE_MS),
             minfree,
+            ui_trim: a.ui_trim.unwrap_or(false),
         }
     }
 }

@@ -222,6 +222,18 @@ impl DeviceProfile {
             1 << 24,
             "a size in MB from 0 (no flash swap) to 16777216",
         )?;
+        if let Some(d) = &self.display {
+            for (key, px) in [("width_px", d.width_px), ("height_px", d.height_px)] {
+                v.uint_range(
+                    "display",
+                    key,
+                    px as u64,
+                    1,
+                    16384,
+                    "a pixel count from 1 to 16384",
+                )?;
+            }
+        }
         Ok(())
     }
 

@@ -409,3 +409,35 @@ fn releases_are_checked_and_decide_the_stock_features() {
     assert_eq!(d.stock().lmkd, LmkdMode::Psi);
     assert_eq!(d.stock().background_heap_growth_multiplier, 1.5);
 }
+
+#[test]
+fn display_sizes_window_buffers_and_gpu_caches() {
+    for name in builtin_names() {
+        let d = DeviceProfile::builtin(name).unwrap();
+        assert!(d.display.is_some(), "{name} has no [display]");
+    }
+    let p = DeviceProfile::builtin("pixel3").unwrap();
+    let d = p.display.unwrap();
+    assert_eq!((d.width_px, d.height_px), (1080, 2160));
+    // Triple-buffered RGBA_8888 window; HWUI cache 12 screens, half kept in the background.
+    assert_eq!(d.window_buffer_bytes(), 3 * 1080 * 2160 * 4);
+    assert_eq!(d.gpu_cache_bytes(), 12 * 1080 * 2160 * 4);
+    assert_eq!(d.gpu_background_bytes(), 6 * 1080 * 2160 * 4);
+    assert_eq!(d.ui_hidden_release_bytes(0.4), d.window_buffer_bytes());
+    assert_eq!(d.ui_hidden_release_bytes(1.0), 9 * 1080 * 2160 * 4);
+    assert!(!p.stock().ui_trim, "off by default (apps README)");
+    let e = expect_err(&with_value("width_px", "0"), "display.width_px");
+    assert!(e.contains("a pixel count from 1 to 16384"), "{e}");
+    let e = expect_err(&with_value("height_px", "-3"), "height_px");
+    assert!(!e.contains('\n'));
+    // Optional section: without it nothing is sized by the screen.
+    let text: String = pixel3_text()
+        .lines()
+        .filter(|l| !l.starts_with("[display]") && !l.starts_with("width_px") && !l.starts_with("height_px"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert_eq!(
+        DeviceProfile::from_toml_str(&text, "p.toml").unwrap().display,
+        None
+    );
+}

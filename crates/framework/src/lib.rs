@@ -5,7 +5,10 @@
 //! (~5 s after leaving the foreground, the app still touches its transition working set B1) →
 //! stable background (touches only B2, rarely) → hot launch → … or killed (by lmkd, the cached-app
 //! limit or the kernel OOM killer). `oom_score_adj` follows ProcessList.java: foreground 0, the
-//! previous app 700, cached apps 900..999 in LRU order ([`adj`]).
+//! previous app 700, cached apps 900..999 in LRU order ([`adj`]). When the transition ends (and
+//! the device or scenario sets `android.ui_trim`) the
+//! app's UI is hidden (`TRIM_MEMORY_UI_HIDDEN`): it frees its window buffers and trimmed GPU cache
+//! (`AppModel::ui_pages`, gone, not swapped), which its next hot launch writes again.
 //!
 //! Launch latency is measured on the launching app's main thread: a cold launch is process
 //! creation + app init (profile) + faulting in its start footprint and launch files; a hot launch is

@@ -77,6 +77,7 @@ fn app(name: &str, base: u32, len: u32, device: &device::DeviceProfile, seed: u6
         data_pages: 0,
         fg_write_pages_per_s: 0.0,
         bg_write_pages_per_s: 0.0,
+        ui_pages: 0,
     }
 }
 
@@ -512,4 +513,59 @@ fn app_file_writes_reach_flash_through_the_flusher_and_zero_rate_writes_nothing(
     assert!(extra > 0 && extra <= 400, "{extra} pages read");
     // Deterministic.
     assert_eq!(run_writes(64, 10.0, 0.0).kernel.flash.bytes_written, written);
+}
+
+fn run_ui(ui_pages: u32) -> SimOutput {
+    let tweak = move |sc: &mut SimConfig, apps: &mut [AppModel]| {
+        sc.invariant_check_every = 10 * NS_PER_SEC;
+        for a in apps {
+            a.ui_pages = ui_pages;
+        }
+    };
+    run_cfg(
+        Box::new(framework::sim::StockFramework),
+        framework::stock_runtime(),
+        tweak,
+        KernelHooks::default(),
+    )
+}
+
+#[test]
+fn hidden_ui_frees_its_pages_and_the_next_first_frame_recreates_them() {
+    const UI: u32 = 512;
+    let (off, on) = (run_ui(0), run_ui(UI));
+    let s = NS_PER_SEC;
+    let anon_at = |o: &SimOutput, t: Nanos| o.samples.iter().find(|x| x.t == t).unwrap().anon_pages;
+    // App 0 hidden at 25 s (5 s after app 1's launch), shown again at 40 s (app 1 hidden at 45 s),
+    // Home at 60 s hides it again (65 s), app 1 is killed at 80 s.
+    for (t, hidden) in [(10, 0), (30, 1), (50, 1), (70, 2), (90, 1)] {
+        assert_eq!(
+            anon_at(&off, t * s) - anon_at(&on, t * s),
+            hidden * UI as u64,
+            "{hidden} hidden UIs at {t} s"
+        );
+    }
+    assert_eq!((off.ui_released_pages, on.ui_released_pages), (0, 3 * UI as u64));
+    // Nothing was swapped or lost; the kernel's and heaps' invariants held throughout.
+    for o in [&off, &on] {
+        assert_eq!(o.kernel.integrity.checksum_mismatches, 0);
+        assert!(
+            o.invariant_checks.first_violation.is_none(),
+            "{:?}",
+            o.invariant_checks
+        );
+        assert!(o.invariant_checks.done > 0);
+    }
+    // The hot launch writes the UI pages again: at least a minor fault each on its main thread.
+    let fault_us = device::DeviceProfile::builtin("pixel3")
+        .unwrap()
+        .cpu
+        .minor_fault_ns
+        / 1000;
+    assert_eq!((off.hot_us.len(), on.hot_us.len()), (1, 1));
+    let (a, b) = (off.hot_us.max(), on.hot_us.max());
+    assert!(
+        b >= a + UI as u64 * fault_us,
+        "hot launch {a} µs, with the UI re-created {b} µs"
+    );
 }

@@ -220,6 +220,7 @@ fn app_models(spec: &RunSpec, contents: &mut ContentStore) -> anyhow::Result<Vec
                 data_pages: p.writes.data_pages(),
                 fg_write_pages_per_s: p.writes.fg_kb_per_s / 4.0,
                 bg_write_pages_per_s: p.writes.bg_kb_per_s / 4.0,
+                ui_pages: p.ui_hidden_pages(&spec.device),
             })
         })
         .collect()

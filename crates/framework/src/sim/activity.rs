@@ -66,7 +66,8 @@ impl Simulation {
         self.touch(app, t, &b1, 0, false, None);
     }
 
-    /// Anonymous pages beyond the built footprint do not exist yet.
+    /// Anonymous pages beyond the built footprint do not exist yet, nor UI pages released while
+    /// the UI is hidden.
     pub(super) fn is_built(&self, app: usize, off: u32) -> bool {
         let m = &self.apps[app];
         let anon = m.anon_pages();
@@ -78,7 +79,9 @@ impl Simulation {
         if off < m.java_pages {
             self.rt[app].java.as_ref().is_some_and(|j| j.is_built(off))
         } else {
-            off - m.java_pages < built - jbuilt
+            let n = off - m.java_pages;
+            let r = &self.rt[app];
+            !(r.ui_hidden && n < r.ui_pages) && n < built - jbuilt
         }
     }
 

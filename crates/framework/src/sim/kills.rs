@@ -22,6 +22,7 @@ impl Simulation {
         r.pid = None;
         r.state = AppState::NotRunning;
         r.built = 0;
+        r.ui_hidden = false;
         r.gen += 1;
         if self.foreground == Some(app) {
             self.foreground = None;

@@ -91,7 +91,10 @@ impl Simulation {
             self.per_app[app].hot_killed += 1;
             return self.cold_launch(now0, app);
         }
-        let end = self.touch(app, start, &set, work, false, Some(&mut touched));
+        // The first frame re-creates the window surface and refills the GPU cache released when
+        // the UI was hidden: fresh zero pages, written (not in the launch's touched set).
+        let start = self.recreate_ui(app, start);
+        let end = start.and_then(|s| self.touch(app, s, &set, work, false, Some(&mut touched)));
         let end = match end {
             Some(end) if biased != (0, 0) => self
                 .with_java(app, end, |j, k, _| {
@@ -213,6 +216,9 @@ impl Simulation {
         // Cold launch: build the start footprint (Java then native, proportionally) and read the
         // launch files: the union of context 0's launch set file pages.
         let jstart = (start as u64 * java as u64 / (java + native).max(1) as u64) as u32;
+        let r = &mut self.rt[app];
+        r.ui_pages = self.apps[app].ui_pages.min(start - jstart);
+        r.ui_hidden = false;
         let mut offs: Vec<u32> = (java..java + (start - jstart)).collect();
         let set = self.apps[app].access.launch_set(0, 0);
         offs.extend(set.into_iter().filter(|&o| o >= java + native));
@@ -271,6 +277,7 @@ impl Simulation {
             return;
         }
         self.rt[app].state = AppState::Background;
+        self.release_ui(app);
         let view = self.view(app, t);
         if self.cfg.app_compaction {
             self.compact_app(t, &view);
@@ -278,6 +285,33 @@ impl Simulation {
         self.framework_hook(t, Actor::Kernel, |h, k| h.on_transition_end(k, &view));
         self.update_cached(t);
         self.q.push(t + self.cfg.bg_tick, Ev::BgTick { app, gen });
+    }
+
+    /// `TRIM_MEMORY_UI_HIDDEN` (OomAdjuster, once the process's UI is no longer visible): the
+    /// window surface is gone and HWUI trims its GPU cache to the background limit, so the app's
+    /// UI pages are freed like `MADV_DONTNEED`/`munmap` (nothing kept, nothing swapped). The
+    /// pages stay mapped: the next hot launch faults them in as new zero pages.
+    fn release_ui(&mut self, app: usize) {
+        let r = &mut self.rt[app];
+        if r.ui_pages == 0 || r.ui_hidden || r.pid.is_none() {
+            return;
+        }
+        r.ui_hidden = true;
+        self.k.discard(r.native_first, r.ui_pages);
+        self.ui_released_pages += r.ui_pages as u64;
+    }
+
+    /// The UI pages released at [`Self::release_ui`] written again from `t` on the app's main
+    /// thread; the time after, or `None` if the app died meanwhile.
+    fn recreate_ui(&mut self, app: usize, t: Nanos) -> Option<Nanos> {
+        let r = &mut self.rt[app];
+        if !r.ui_hidden {
+            return Some(t);
+        }
+        r.ui_hidden = false;
+        let java = self.apps[app].java_pages;
+        let ui: Vec<u32> = (java..java + r.ui_pages).collect();
+        self.touch(app, t, &ui, 0, true, None)
     }
 
     /// CachedAppOptimizer's full compaction (`process_madvise(MADV_PAGEOUT)` over anon and file

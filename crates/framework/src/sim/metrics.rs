@@ -291,6 +291,8 @@ pub struct SimOutput {
     pub cached_at_first_kill: Option<u32>,
     /// Cached-app compactions (CachedAppOptimizer full compactions) performed.
     pub app_compactions: u64,
+    /// Anonymous pages apps released at `TRIM_MEMORY_UI_HIDDEN` (window buffers, GPU cache).
+    pub ui_released_pages: u64,
     pub energy_j: f64,
     /// Every collection of the run, in the order they ran.
     pub gcs: Vec<GcRecord>,

@@ -94,6 +94,10 @@ pub struct AppModel {
     /// Page writes per second to the data files in the foreground and in the background.
     pub fg_write_pages_per_s: f64,
     pub bg_write_pages_per_s: f64,
+    /// Anonymous pages the app releases when its UI is hidden (window buffers, GPU cache above
+    /// the background limit; `apps::AppProfile::ui_hidden_pages`) and re-creates at its next
+    /// first frame: the first pages of its native region (see `lifecycle.rs`). 0: none.
+    pub ui_pages: u32,
 }
 
 impl AppModel {
@@ -302,6 +306,10 @@ struct AppRt {
     sqlite_cached: Vec<bool>,
     /// Anonymous pages built so far (cold start + foreground growth).
     built: u32,
+    /// UI pages of this process life (the model's `ui_pages`, at most its native start pages).
+    ui_pages: u32,
+    /// The UI pages are released (the app's UI is hidden and not re-created yet).
+    ui_hidden: bool,
     gen: u32,
     context: usize,
     launches_in_ctx: Vec<u32>,
@@ -344,6 +352,7 @@ pub struct Simulation {
     alive_peak: u32,
     cached_at_first_kill: Option<u32>,
     app_compactions: u64,
+    ui_released_pages: u64,
     gcs: Vec<GcRecord>,
     launch_log: Vec<LaunchRecord>,
     /// Counters at the start of the current launch (for its [`LaunchSplit`]).
@@ -428,6 +437,8 @@ impl Simulation {
                 write_credit: 0.0,
                 sqlite_cached: Vec::new(),
                 built: 0,
+                ui_pages: 0,
+                ui_hidden: false,
                 gen: 0,
                 context: 0,
                 launches_in_ctx: vec![0; a.access.contexts().max(1)],
@@ -487,6 +498,7 @@ impl Simulation {
             alive_peak: 0,
             cached_at_first_kill: None,
             app_compactions: 0,
+            ui_released_pages: 0,
             io: io::IoState::default(),
             gcs: Vec::new(),
             launch_log: Vec::new(),
@@ -602,6 +614,7 @@ impl Simulation {
             alive_peak: self.alive_peak,
             cached_at_first_kill: self.cached_at_first_kill,
             app_compactions: self.app_compactions,
+            ui_released_pages: self.ui_released_pages,
             energy_j,
             gcs: self.gcs,
             launch_log: self.launch_log,
