@@ -485,6 +485,17 @@ fn heap_invariant_check_catches_damage() {
         "{:?}",
         h.check_invariants()
     );
+    // A region listing an object that is not alive (the stock trace's evacuation bitmap trusts
+    // the lists).
+    let mut h = small_heap(3, 1 << 20);
+    let dead = h.recs.len() as u32 + 5;
+    h.regions
+        .iter_mut()
+        .find(|r| !r.objs.is_empty())
+        .unwrap()
+        .objs
+        .push(dead);
+    assert!(h.check_invariants().unwrap_err().contains("not alive"));
 }
 
 thread_local! {
