@@ -117,7 +117,7 @@ const PREFETCH_AHEAD: usize = 8;
 /// hides memory latency (ART's mark stack prefetches the same way). `i` may be out of bounds: a
 /// prefetch never faults, and the address is computed with wrapping arithmetic.
 #[inline(always)]
-fn prefetch<T>(v: &[T], i: usize) {
+pub(crate) fn prefetch<T>(v: &[T], i: usize) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch has no architectural effect, whatever the address.
     unsafe {

@@ -52,6 +52,12 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
             top -= 1;
             // SAFETY: `top` < `stack.len()` (see above).
             let e = unsafe { *sp.add(top) };
+            if top > 0 {
+                // The entry below is scanned next unless this object pushes some: fetch its
+                // record while this one is scanned (no effect on results).
+                // SAFETY: `top - 1` < `stack.len()`.
+                super::prefetch(&recs, (unsafe { *sp.add(top - 1) } & ID_BITS) as usize);
+            }
             let rec = recs[(e & ID_BITS) as usize];
             if e & VISITED == 0 {
                 // Marked in place by this loop (as in `visit` with stock hooks).
