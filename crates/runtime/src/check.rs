@@ -1,7 +1,7 @@
 //! Heap invariants, checked periodically by long (soak) runs and by tests: object counts and
 //! bytes agree with the per-object records, roots and reference slots of live objects point to
-//! live objects (no dangling reference survives a collection), and every live object in a
-//! region lies inside the region's used part.
+//! live objects (no dangling reference survives a collection), and every object a region lists
+//! is alive and lies inside the region's used part.
 
 use crate::heap::{oflags, Heap, NULL, REGION_SIZE};
 
@@ -64,12 +64,17 @@ impl Heap {
         }
         for (i, reg) in self.regions.iter().enumerate() {
             let start = i as u64 * REGION_SIZE as u64;
+            // A used region lists exactly its live objects (between collections; the stock trace
+            // relies on it). A free region's list is empty.
             for &o in &reg.objs {
                 let Some(r) = self.recs.get(o as usize).filter(|_| alive(o)) else {
-                    continue;
+                    return Err(format!(
+                        "heap {}: region {i} lists object {o}, which is not alive",
+                        self.pid
+                    ));
                 };
                 let (a, end) = (r.addr as u64, r.addr as u64 + r.size as u64);
-                if r.flags & oflags::LARGE == 0 && (a < start || end > start + reg.top as u64) {
+                if r.flags & oflags::LARGE != 0 || a < start || end > start + reg.top as u64 {
                     return Err(format!(
                         "heap {}: object {o} at [{a}, {end}) outside region {i}'s used part",
                         self.pid

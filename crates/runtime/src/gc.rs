@@ -117,7 +117,7 @@ const PREFETCH_AHEAD: usize = 8;
 /// hides memory latency (ART's mark stack prefetches the same way). `i` may be out of bounds: a
 /// prefetch never faults, and the address is computed with wrapping arithmetic.
 #[inline(always)]
-fn prefetch<T>(v: &[T], i: usize) {
+pub(crate) fn prefetch<T>(v: &[T], i: usize) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch has no architectural effect, whatever the address.
     unsafe {
@@ -186,6 +186,8 @@ struct Tracer<'a, H: RuntimeHooks + ?Sized> {
     to_region: Vec<u32>,
     to_align: Vec<u32>,
     st: GcStats,
+    /// The hooks' visit calls do nothing this collection ([`RuntimeHooks::marks_silently`]).
+    silent: bool,
     /// Record this trace's touches and copies for replay (module `replay`) into `log`.
     logging: bool,
     log: Vec<u64>,
@@ -247,17 +249,23 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
         let heap = &*self.heap;
         self.st.visits += 1;
         let rec = self.recs[o as usize];
-        let view = heap.view_of(o, &rec);
-        let mode = self.hooks.visit_mode(&view);
-        self.opaque |= mode == VisitMode::Opaque;
         let large = rec.flags & oflags::LARGE != 0;
         let region = if large { NIL } else { rec.addr >> REGION_SHIFT };
-        let young = !large && heap.regions.get(region as usize).is_some_and(|r| r.young);
-        let mut meta = rec.meta;
-        let group = self.hooks.on_mark(&view, depth, young, &mut meta);
-        if meta != rec.meta {
-            self.recs[o as usize].meta = meta;
-        }
+        let (mode, group, meta) = if self.silent {
+            // What the calls would answer (`RuntimeHooks::marks_silently`).
+            (VisitMode::Normal, 0, rec.meta)
+        } else {
+            let view = heap.view_of(o, &rec);
+            let mode = self.hooks.visit_mode(&view);
+            self.opaque |= mode == VisitMode::Opaque;
+            let young = !large && heap.regions.get(region as usize).is_some_and(|r| r.young);
+            let mut meta = rec.meta;
+            let group = self.hooks.on_mark(&view, depth, young, &mut meta);
+            if meta != rec.meta {
+                self.recs[o as usize].meta = meta;
+            }
+            (mode, group, meta)
+        };
         let evac = !large && self.regs[region as usize].role == ROLE_EVAC;
         if self.tree_logging {
             self.layout = layout::mix(self.layout, o, group, meta, evac, rec.addr);
@@ -534,6 +542,7 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
     };
     let mut memo = std::mem::take(&mut heap.trace_memo);
     let tree_memo = std::mem::take(&mut heap.tree_memo);
+    let silent = hooks.marks_silently();
     let mut t = Tracer {
         logging: eligible && !replaying,
         log: Vec::new(),
@@ -556,6 +565,7 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
         to_region: Vec::new(),
         to_align: Vec::new(),
         st,
+        silent,
     };
     let root_depth = if order == TraceOrder::Bfs { 0 } else { NO_DEPTH };
     let alive = |t: &Tracer<H>, o: ObjId| {

@@ -340,6 +340,14 @@ pub trait RuntimeHooks {
         false
     }
 
+    /// Whether [`Self::visit_mode`] and [`Self::on_mark`] do nothing during this collection:
+    /// `visit_mode` answers [`VisitMode::Normal`] and `on_mark` returns group 0, leaves `meta`
+    /// alone and has no other effect, for every object. The collector then calls neither (two
+    /// dynamic calls per visited object). Asked once per collection. Default `false`.
+    fn marks_silently(&self) -> bool {
+        false
+    }
+
     /// The metadata bits that make [`Self::visit_mode`] answer [`VisitMode::Bookmarked`] when
     /// [`Self::is_stock`] is `true` (read by the specialised loop). Default: none.
     fn bookmark_mask(&self) -> Meta {
@@ -360,6 +368,9 @@ pub struct StockArt;
 
 impl RuntimeHooks for StockArt {
     fn is_stock(&self) -> bool {
+        true
+    }
+    fn marks_silently(&self) -> bool {
         true
     }
     fn default_barrier(&self) -> bool {

@@ -73,6 +73,12 @@ impl TouchMemo {
         }
     }
 
+    /// Hint the CPU to load logical page `p`'s entry (no effect on results).
+    #[inline(always)]
+    pub fn prefetch(&self, p: u32) {
+        crate::gc::prefetch(&self.slot, p as usize);
+    }
+
     /// The memoised runs of logical page `p`, if memoised and still valid in `heap`.
     #[inline]
     pub fn get(&self, p: u32, heap: &Heap) -> Option<&[(PageIdx, u32)]> {

@@ -429,7 +429,41 @@ fn full_gc_effects(hooks: &mut dyn RuntimeHooks, bookmark: bool) -> Vec<String> 
         &mut out,
     );
     gc(&mut heap, &mut b, GcKind::Full { compact: true }, hooks, &mut out);
+    // A young GC (generic loop) of objects allocated since.
+    generate(
+        &mut heap,
+        &spec,
+        &mut RngStreams::new(13).stream("young", 0),
+        0,
+        &mut b,
+    )
+    .unwrap();
+    gc(&mut heap, &mut b, GcKind::Sticky, hooks, &mut out);
     out
+}
+
+/// Stock ART's hooks without [`RuntimeHooks::marks_silently`]: the collector calls their
+/// (do-nothing) visit hooks.
+struct LoudStock;
+impl RuntimeHooks for LoudStock {
+    fn is_stock(&self) -> bool {
+        true
+    }
+}
+
+/// Skipping the visit calls of silent hooks (stock ART) changes nothing: full (stock loop,
+/// evacuating and mixed), compacting and young (generic loop) GCs have the same statistics,
+/// addresses and page operations as with hooks the collector calls.
+#[test]
+fn silent_hooks_skip_the_visit_calls_with_the_same_effects() {
+    assert!(StockArt.marks_silently() && !LoudStock.marks_silently());
+    let silent = full_gc_effects(&mut StockArt, false);
+    let loud = full_gc_effects(&mut LoudStock, false);
+    assert_eq!(silent.len(), 4);
+    for (i, (s, l)) in silent.iter().zip(&loud).enumerate() {
+        assert!(s == l, "GC {i}: silent and called hooks differ");
+    }
+    assert!(silent[3].contains("sticky: true,"), "{}", &silent[3][..80]);
 }
 
 #[test]
@@ -485,6 +519,17 @@ fn heap_invariant_check_catches_damage() {
         "{:?}",
         h.check_invariants()
     );
+    // A region listing an object that is not alive (the stock trace's evacuation bitmap trusts
+    // the lists).
+    let mut h = small_heap(3, 1 << 20);
+    let dead = h.recs.len() as u32 + 5;
+    h.regions
+        .iter_mut()
+        .find(|r| !r.objs.is_empty())
+        .unwrap()
+        .objs
+        .push(dead);
+    assert!(h.check_invariants().unwrap_err().contains("not alive"));
 }
 
 thread_local! {
