@@ -350,6 +350,30 @@ fn rewalked_marking_tree_has_the_real_traces_effects() {
     }
 }
 
+/// Runs the stub-round scenario with replay on and off (`kept`: a later record replaces the one
+/// made right after the first stub round), asserts every GC's effects are equal, the 8th GC
+/// really copies, and the GCs after the second stub round translate unless `store` prevents it;
+/// returns the replay-on effects.
+fn translated_replay_matches_the_real_trace(store: bool, kept: bool) -> Vec<(String, u64, u64, u64, u64)> {
+    let on = stub_round_effects(true, store, true, kept);
+    let off = stub_round_effects(false, store, true, kept);
+    for (i, (a, b)) in on.iter().zip(&off).enumerate() {
+        assert!(
+            a.0 == b.0,
+            "store {store}: GC {i}: the translated replay and the real trace differ"
+        );
+    }
+    let eighth = &off[8].0;
+    assert!(!eighth.contains("objects_copied: 0,") && !eighth.contains("regions_unevacuated: 0,"));
+    let translations: Vec<u64> = on.iter().map(|x| x.4).collect();
+    if store {
+        assert_eq!(translations, [0; 10], "no translation after the store");
+    } else {
+        assert_eq!(translations, [0, 0, 0, 0, 0, 0, 0, 0, 1, 1]);
+    }
+    on
+}
+
 /// The full GC right after the second stub round, which lays the heap out as the first did (only
 /// the regions differ), replays the trace recorded right after the first, translated to the new
 /// regions, with exactly a real trace's effects (statistics, addresses, metadata, marks, page
@@ -357,25 +381,13 @@ fn rewalked_marking_tree_has_the_real_traces_effects() {
 #[test]
 fn translated_replay_across_a_compaction_has_the_real_traces_effects() {
     for store in [false, true] {
-        let on = stub_round_effects(true, store, true, false);
-        let off = stub_round_effects(false, store, true, false);
-        for (i, (a, b)) in on.iter().zip(&off).enumerate() {
-            assert!(
-                a.0 == b.0,
-                "store {store}: GC {i}: the translated replay and the real trace differ"
-            );
-        }
-        let eighth = &off[8].0;
-        assert!(!eighth.contains("objects_copied: 0,") && !eighth.contains("regions_unevacuated: 0,"));
-        let translations: Vec<u64> = on.iter().map(|x| x.4).collect();
+        let on = translated_replay_matches_the_real_trace(store, false);
         let rewalks: Vec<u64> = on.iter().map(|x| x.1).collect();
-        if store {
-            assert_eq!(translations, [0; 10], "no translation after the store");
-            assert_eq!(rewalks, [0, 0, 1, 1, 1, 1, 1, 1, 1, 1]);
-        } else {
-            assert_eq!(translations, [0, 0, 0, 0, 0, 0, 0, 0, 1, 1]);
-            assert_eq!(rewalks, [0, 0, 1, 1, 1, 1, 1, 1, 1, 1], "no re-walk: a replay");
-        }
+        assert_eq!(
+            rewalks,
+            [0, 0, 1, 1, 1, 1, 1, 1, 1, 1],
+            "no re-walk after the record"
+        );
     }
 }
 
@@ -387,23 +399,8 @@ fn translated_replay_across_a_compaction_has_the_real_traces_effects() {
 #[test]
 fn kept_record_replays_across_a_compaction_with_the_real_traces_effects() {
     for store in [false, true] {
-        let on = stub_round_effects(true, store, true, true);
-        let off = stub_round_effects(false, store, true, true);
-        for (i, (a, b)) in on.iter().zip(&off).enumerate() {
-            assert!(
-                a.0 == b.0,
-                "store {store}: GC {i}: the translated replay and the real trace differ"
-            );
-        }
-        let eighth = &off[8].0;
-        assert!(!eighth.contains("objects_copied: 0,") && !eighth.contains("regions_unevacuated: 0,"));
-        let translations: Vec<u64> = on.iter().map(|x| x.4).collect();
+        let on = translated_replay_matches_the_real_trace(store, true);
         let replays: Vec<u64> = on.iter().map(|x| x.2).collect();
-        if store {
-            assert_eq!(translations, [0; 10], "no translation after the store");
-        } else {
-            assert_eq!(translations, [0, 0, 0, 0, 0, 0, 0, 0, 1, 1]);
-        }
         eprintln!(
             "store {store}: replays {replays:?} rewalks {:?}",
             on.iter().map(|x| x.1).collect::<Vec<_>>()
