@@ -569,3 +569,24 @@ fn hidden_ui_frees_its_pages_and_the_next_first_frame_recreates_them() {
         "hot launch {a} µs, with the UI re-created {b} µs"
     );
 }
+
+/// ActivityManager keeps `max_cached - max_cached / 2` cached apps plus the previous app: with a
+/// limit of 0 the previous app survives each switch, and only at Home (60 s), when both apps are
+/// in the background, is the older one killed ("cached #1").
+#[test]
+fn the_cached_process_limit_spares_the_previous_app() {
+    assert_eq!(framework::sim::cached_process_limit(32), 16);
+    assert_eq!(framework::sim::cached_process_limit(3), 2);
+    let limited = |max_cached: usize| {
+        let tweak = move |sc: &mut SimConfig, _: &mut [AppModel]| sc.max_cached = max_cached;
+        let o = run_cfg(
+            Box::new(framework::sim::StockFramework),
+            framework::stock_runtime(),
+            tweak,
+            KernelHooks::default(),
+        );
+        o.kills.get("cached_limit").copied().unwrap_or(0)
+    };
+    assert_eq!(limited(0), 1);
+    assert_eq!(limited(32), 0);
+}

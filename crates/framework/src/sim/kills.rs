@@ -74,7 +74,13 @@ impl Simulation {
         for (rank, &a) in cached.iter().enumerate() {
             self.set_adj(a, cached_adj(rank));
         }
-        while cached.len() > self.cfg.max_cached {
+        // OomAdjuster (Android 10 `updateOomAdjLockedInner`): past `cachedProcessLimit` =
+        // CUR_MAX_CACHED_PROCESSES - CUR_MAX_EMPTY_PROCESSES (`computeEmptyProcessLimit`: half)
+        // cached activity processes, the least recent is killed ("cached #N"). The previous app
+        // (`mPreviousProcess`: PREVIOUS_APP_ADJ, PROCESS_STATE_LAST_ACTIVITY) is not a cached
+        // process, so it is not counted.
+        let limit = cached_process_limit(self.cfg.max_cached) + 1;
+        while cached.len() > limit {
             let a = cached.pop().expect("nonempty");
             self.kill(now, a, KillReason::CachedLimit);
         }
@@ -137,4 +143,11 @@ impl Simulation {
             self.q.push(next, Ev::LmkdPoll);
         }
     }
+}
+
+/// ActivityManager's limit on cached activity processes for `CUR_MAX_CACHED_PROCESSES` =
+/// `max_cached`: what is left after the empty-process share (`computeEmptyProcessLimit`:
+/// `max_cached / 2`), 16 for the default 32.
+pub fn cached_process_limit(max_cached: usize) -> usize {
+    max_cached - max_cached / 2
 }

@@ -17,6 +17,7 @@ mod writes;
 
 pub use hooks::*;
 pub use io::IoBufferDemand;
+pub use kills::cached_process_limit;
 pub use metrics::*;
 
 use crate::adj::*;
@@ -144,7 +145,9 @@ impl UserAction {
 #[derive(Debug, Clone, Serialize)]
 pub struct SimConfig {
     pub lmkd: LmkdConfig,
-    /// ActivityManagerConstants `max_cached_processes` (CUR_MAX_CACHED_PROCESSES, 32 by default).
+    /// ActivityManagerConstants `max_cached_processes` (CUR_MAX_CACHED_PROCESSES, 32 by default);
+    /// half of it is the empty-process share, so 16 cached apps plus the previous app stay
+    /// (`kills.rs`, `cached_process_limit`).
     pub max_cached: usize,
     /// Length of the background transition state (MemSaver §3.1: ~5 s).
     pub transition: Nanos,
