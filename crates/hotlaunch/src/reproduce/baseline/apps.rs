@@ -42,6 +42,17 @@ fn swap_cause(o: &SimOutput, app: &str) -> String {
 /// re-reads file pages from flash; with swap the background apps' anon goes to flash too and a
 /// relaunch also waits on flash swap-ins. (With stock zram on as well, zram absorbed every
 /// swap-out and the flash partition was never written: "with swap" was faster than without.)
+///
+/// Why "without swap" is a GAP (measured, seed 1): the run is short of memory, not of an LRU
+/// mechanism. Anon reaches ~3.3 GB of the 3.6 GB managed (system ~0.85 GB, the 11 apps' `[era."10"]`
+/// anon ~2.5 GB, all unreclaimable without swap), so the file LRU settles at ~290 MB, ~220 MB of
+/// it `system_server`'s boot-read pages, which the global LRU's process-age order
+/// (`shrink_global`: system last) almost never scans. The apps' mapped files are ~1 GB: every
+/// foreground app re-reads its own mapping several times per 30 s of use and no background
+/// app keeps a file page, so each relaunch re-reads its launch set (~750 ms of flash waits).
+/// Refaults are activated (~75% by refault distance, VM_EXEC pages rotated on the active
+/// list), then deactivated and evicted from the inactive tail. Given 1 GB more DRAM the
+/// same run gives Instagram p90 133 ms and no flash wait.
 fn fleet_swap(quick: bool) -> anyhow::Result<Check> {
     let runs = run_scenario("fleet-3.1-instagram-swap", quick)?;
     let without = app_hot(find(&runs, "without-swap")?, "Instagram").map_or(f64::NAN, |h| hist_ms(h, 0.9));
