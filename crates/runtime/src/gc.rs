@@ -273,7 +273,7 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
         let mut touch = false;
         if evac {
             // Copied now (touching its old and new pages), as CC copies at the first reference.
-            self.copy(o, group);
+            self.copy(o, group, &rec);
         } else {
             if !large {
                 let m = &mut self.regs[region as usize];
@@ -319,16 +319,18 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
         );
     }
 
-    fn copy(&mut self, o: ObjId, group: u8) {
+    /// Copy `o` (record `rec`, as read by its visit: only its place and size are used) to the
+    /// to-space region of `group`.
+    fn copy(&mut self, o: ObjId, group: u8, rec: &ObjRec) {
         let i = o as usize;
         if self.logging {
             replay::log_copy(&mut self.log, o);
-            let r = self.recs[i].addr >> REGION_SHIFT;
+            let r = rec.addr >> REGION_SHIFT;
             if self.from.last() != Some(&r) {
                 self.from.push(r);
             }
         }
-        let size = self.recs[i].size;
+        let size = rec.size;
         let g = group as usize;
         if self.to_region.len() <= g {
             self.to_region.resize(g + 1, NIL);
@@ -361,20 +363,20 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
                 Err(_) => {
                     // No free region: the object stays; its region becomes unevacuated.
                     self.copy_failed = true;
-                    let r = (self.recs[i].addr >> REGION_SHIFT) as usize;
+                    let r = (rec.addr >> REGION_SHIFT) as usize;
                     self.regs[r].role = ROLE_UNEVAC;
-                    let (f, n) = self.heap.pages_in(&self.recs[i]);
+                    let (f, n) = self.heap.pages_in(rec);
                     self.batch.touch(self.backing, f, n, true);
                     return;
                 }
             },
         };
-        let (f, n) = self.heap.pages_in(&self.recs[i]);
+        let (f, n) = self.heap.pages_in(rec);
         self.batch.touch(self.backing, f, n, false);
-        self.heap.note_left(self.heap.place_of(&self.recs[i]));
+        self.heap.note_left(self.heap.place_of(rec));
         self.recs[i].addr = addr;
         self.heap.regions[(addr >> REGION_SHIFT) as usize].objs.push(o);
-        let (f, n) = self.heap.pages_in(&self.recs[i]);
+        let (f, n) = self.heap.pages_in(&ObjRec { addr, ..*rec });
         self.batch.touch(self.backing, f, n, true);
         self.st.objects_copied += 1;
         self.st.bytes_copied += size as u64;

@@ -147,15 +147,25 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
         let mut i = 0;
         while let Some(e) = stack.pop() {
             if let Some(&a) = stack.last() {
-                prefetch(&self.recs, (a & ID_BITS) as usize);
+                if a & TOUCH != 0 {
+                    prefetch(&self.recs, (a & ID_BITS) as usize);
+                }
             }
             let o = e & ID_BITS;
-            let rec = self.recs[o as usize];
+            // Every entry here was pushed by a visit (never opaque): one without `TOUCH` is
+            // pushed only to be scanned, so it has reference fields and its record is not needed
+            // (the tree step check below still holds it to the record).
             if e & TOUCH != 0 {
+                let rec = self.recs[o as usize];
                 self.touch_in_place(&rec);
-            }
-            if !rec.has_refs() {
-                continue;
+                if !rec.has_refs() {
+                    continue;
+                }
+            } else {
+                debug_assert!(
+                    self.recs[o as usize].has_refs(),
+                    "object {o} pushed without a scan"
+                );
             }
             enter_scan(tree, &mut i, o);
             while let Some(c) = self.next_first_mark(tree, &mut i) {
