@@ -187,9 +187,12 @@ impl<H: RuntimeHooks + ?Sized> Runtime<H> {
     }
 
     /// Allocate on the main thread. Crossing `concurrent_start_bytes` runs a concurrent GC (the main
-    /// thread pays its flip pause); hitting the growth limit runs a blocking full GC (the main thread
-    /// waits for all of it) and retries, as `Heap::AllocateInternalWithGc`; failing again is
-    /// `OutOfMemory`.
+    /// thread pays its flip pause); hitting the growth limit (or running out of regions) runs a
+    /// blocking full GC (the main thread waits for all of it) and retries; failing again runs a
+    /// compacting full GC and retries once more, as `Heap::AllocateInternalWithGc` (Android 10
+    /// art/runtime/gc/heap.cc: after the GC plan fails it collects `gc_plan_.back()` with
+    /// `clear_soft_references`, and concurrent_copying.cc `InitializePhase` then sets
+    /// `force_evacuate_all_`); failing after that is the error (`OutOfMemoryError`).
     pub fn alloc(
         &mut self,
         now: Nanos,
@@ -226,22 +229,32 @@ impl<H: RuntimeHooks + ?Sized> Runtime<H> {
         {
             Ok(a) => a,
             Err(HeapError::OutOfMemory { .. }) | Err(HeapError::NoRegion { .. }) => {
-                let st = self.collect(
-                    now,
-                    GcCause::Alloc,
-                    Some(GcKind::Full { compact: false }),
-                    backing,
-                    ledger,
-                );
-                // The main thread waits for a collection already running, then for this one.
-                let t = st.start + st.pause_ns + st.duration_ns;
+                let mut t = now;
+                let mut got = None;
+                // ART's slow path: a full collection, then (before throwing OOM) the last GC of the
+                // plan again with `clear_soft_references`, which makes CC evacuate every region
+                // (`force_evacuate_all_`): a compacting full GC that packs partly live regions.
+                for compact in [false, true] {
+                    let st = self.collect(t, GcCause::Alloc, Some(GcKind::Full { compact }), backing, ledger);
+                    // The main thread waits for a collection already running, then for this one.
+                    t = st.start + st.pause_ns + st.duration_ns;
+                    cost.gc = Some(st);
+                    match self.heap.alloc_used(t, actor, class, size, nrefs, used, backing) {
+                        Ok(a) => {
+                            got = Some(Ok(a));
+                            break;
+                        }
+                        Err(e @ (HeapError::OutOfMemory { .. } | HeapError::NoRegion { .. })) => {
+                            got = Some(Err(e))
+                        }
+                        Err(e) => return Err(e),
+                    }
+                }
                 cost.main_stall.add(Stall {
                     ns: t - now,
                     psi_ns: 0,
                 });
-                cost.gc = Some(st);
-                self.heap
-                    .alloc_used(t, actor, class, size, nrefs, used, backing)?
+                got.expect("the slow path ran a collection")?
             }
             Err(e) => return Err(e),
         };
