@@ -76,10 +76,10 @@ impl BuddyAllocator {
             let want = COMPACT_CLUSTER_MAX.min((max_migrate as u64 - out.pages_migrated) as usize);
             cands.clear();
             let mut pfn = migrate_pfn;
+            let mut scanned = 0u64;
             while pfn < block_end && cands.len() < want {
                 let s = self.state[pfn as usize];
-                out.pages_scanned += 1;
-                self.stats.compact_migrate_scanned += 1;
+                scanned += 1;
                 if s == TAIL {
                     pfn += 1;
                     continue;
@@ -90,6 +90,8 @@ impl BuddyAllocator {
                 }
                 pfn += 1 << o;
             }
+            out.pages_scanned += scanned;
+            self.stats.compact_migrate_scanned += scanned;
             migrate_pfn = pfn;
             // migrate_pages with compaction_alloc targets.
             for i in 0..cands.len() {
@@ -203,10 +205,20 @@ impl BuddyAllocator {
             let big_free = s0 == TAIL || (s0 & ALLOC_BIT == 0 && s0 & ORDER_MASK >= pbo);
             if (t == MOVABLE || t == CMA) && !big_free {
                 let mut pfn = (*free_cursor).max(start);
+                // Frames visited, summed into the counters once (not per frame, which would
+                // make every step wait on a read-modify-write of memory).
+                let mut scanned = 0u64;
                 while pfn < end && targets.len() < needed {
+                    // Host shortcut, same visits: a run of allocated order-0 heads is stepped
+                    // over eight frames at a time (each is one visit of one frame).
+                    let run = order0_allocated_run(&self.state, pfn, end);
+                    scanned += run as u64;
+                    pfn += run;
+                    if pfn >= end {
+                        break;
+                    }
                     let s = self.state[pfn as usize];
-                    out.pages_scanned += 1;
-                    self.stats.compact_free_scanned += 1;
+                    scanned += 1;
                     if s == TAIL {
                         pfn += 1;
                         continue;
@@ -221,6 +233,8 @@ impl BuddyAllocator {
                     }
                     pfn += 1 << o;
                 }
+                out.pages_scanned += scanned;
+                self.stats.compact_free_scanned += scanned;
                 if pfn < end {
                     *free_cursor = pfn;
                     return;
@@ -233,4 +247,24 @@ impl BuddyAllocator {
             }
         }
     }
+}
+
+/// Length (a multiple of 8) of the run of allocated order-0 heads (`ALLOC_BIT | mt << 4`) that
+/// starts at `pfn`, counted in whole 8-frame words below `end`. Each such frame is one visit and a
+/// one-frame step of a compaction scanner, so skipping the run and counting its length is the
+/// same walk.
+#[inline]
+fn order0_allocated_run(state: &[u8], pfn: u32, end: u32) -> u32 {
+    const MASK: u64 = u64::from_ne_bytes([ALLOC_BIT | ORDER_MASK; 8]);
+    const WANT: u64 = u64::from_ne_bytes([ALLOC_BIT; 8]);
+    let mut p = pfn;
+    while p + 8 <= end {
+        let i = p as usize;
+        let w = u64::from_ne_bytes(state[i..i + 8].try_into().expect("8 bytes"));
+        if w & MASK != WANT {
+            break;
+        }
+        p += 8;
+    }
+    p - pfn
 }

@@ -42,6 +42,10 @@ impl Region {
 #[derive(Default, Clone)]
 pub struct Domain {
     pub regions: Vec<u32>,
+    /// Parallel to `regions`: the region's fill key ([`State::key`]: used pages + 1 if it can
+    /// take a page, else 0), so the fullest-region search reads one dense array instead of
+    /// every region record.
+    pub keys: Vec<u16>,
     /// The region allocations go to (`NIL`: pick the fullest partly used one).
     pub cur: u32,
     /// Unused pages inside this domain's regions.
@@ -181,20 +185,40 @@ impl State {
         }
     }
 
-    /// The partly used, non-evacuating region of `d` with the most pages in use.
+    /// The partly used, non-evacuating region of `d` with the most pages in use (the first such
+    /// on the domain's list).
     fn fullest_partial(&self, d: u32) -> u32 {
         let dom = &self.domains[d as usize];
         if dom.free == 0 {
             return NIL;
         }
-        let mut best = (NIL, 0u16);
-        for &r in &dom.regions {
-            let reg = &self.regions[r as usize];
-            if (reg.used as u32) < self.size && !reg.evac && (best.0 == NIL || reg.used > best.1) {
-                best = (r, reg.used);
-            }
+        let best = dom.keys.iter().copied().max().unwrap_or(0);
+        if best == 0 {
+            return NIL;
         }
-        best.0
+        let i = dom.keys.iter().position(|&k| k == best).expect("max is present");
+        dom.regions[i]
+    }
+
+    /// Fill key of region `r` for [`Self::fullest_partial`]: `used + 1` when a page may be
+    /// taken from it (not full, not a compaction source), else 0.
+    fn key(&self, r: u32) -> u16 {
+        let reg = &self.regions[r as usize];
+        if (reg.used as u32) < self.size && !reg.evac {
+            reg.used + 1
+        } else {
+            0
+        }
+    }
+
+    /// Refresh region `r`'s entry in its domain's `keys` after its `used` or `evac` changed.
+    fn sync_key(&mut self, r: u32) {
+        let reg = self.regions[r as usize];
+        if reg.domain == NIL {
+            return;
+        }
+        let k = self.key(r);
+        self.domains[reg.domain as usize].keys[reg.pos as usize] = k;
     }
 
     fn take_region(&mut self, buddy: &mut BuddyAllocator, d: u32) -> Option<u32> {
@@ -214,9 +238,11 @@ impl State {
             bits: [0; 4],
         };
         dom.regions.push(r);
+        dom.keys.push(0);
         dom.free += self.size as u64;
         self.held += self.size as u64;
         self.counters.regions_taken += 1;
+        self.sync_key(r);
         Some(r)
     }
 
@@ -241,6 +267,7 @@ impl State {
         reg.used += 1;
         self.domains[reg.domain as usize].free -= 1;
         self.held -= 1;
+        self.sync_key(r);
         (r << self.order) + off
     }
 
@@ -263,7 +290,8 @@ impl State {
         let d = reg.domain;
         self.domains[d as usize].free += 1;
         self.held += 1;
-        if reg.used == 0 {
+        self.sync_key(r);
+        if self.regions[r as usize].used == 0 {
             self.return_region(buddy, r);
         }
     }
@@ -273,6 +301,7 @@ impl State {
         let dom = &mut self.domains[reg.domain as usize];
         let last = *dom.regions.last().expect("region listed in its domain");
         dom.regions.swap_remove(reg.pos as usize);
+        dom.keys.swap_remove(reg.pos as usize);
         if last != r {
             self.regions[last as usize].pos = reg.pos;
         }
@@ -355,6 +384,7 @@ impl State {
         let mut moving = 0;
         for &(u, r) in &by_use[..n - keep] {
             self.regions[r as usize].evac = true;
+            self.sync_key(r);
             self.evac.push(r);
             moving += u as u64;
         }
@@ -369,9 +399,10 @@ impl State {
     pub fn reclaim_unit(&mut self, victim: Pfn, out: &mut Vec<Pfn>) {
         let r = victim >> self.order;
         self.clear_evac();
-        let reg = &mut self.regions[r as usize];
-        reg.evac = true;
+        self.regions[r as usize].evac = true;
+        self.sync_key(r);
         self.evac.push(r);
+        let reg = &self.regions[r as usize];
         for off in 0..self.size {
             let pfn = (r << self.order) + off;
             if pfn != victim && reg.bits[(off / 64) as usize] & (1 << (off % 64)) != 0 {
@@ -385,6 +416,7 @@ impl State {
     pub fn clear_evac(&mut self) {
         for r in std::mem::take(&mut self.evac) {
             self.regions[r as usize].evac = false;
+            self.sync_key(r);
         }
     }
 
@@ -416,5 +448,71 @@ impl State {
             }
         }
         v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fullest-region search on the dense `keys` picks what a walk over the region records
+    /// picks (the first region on the list with the most used pages that can take one), through
+    /// random allocations, frees, compaction marks and reclaim units.
+    #[test]
+    fn keys_track_regions_and_pick_the_first_fullest() {
+        let mut buddy = BuddyAllocator::new(1 << 14, 9);
+        let mut st = State::new(5);
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut rnd = move |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        let naive = |st: &State, d: u32| {
+            let mut best = (NIL, 0u16);
+            for &r in &st.domains[d as usize].regions {
+                let reg = &st.regions[r as usize];
+                if (reg.used as u32) < st.size && !reg.evac && (best.0 == NIL || reg.used > best.1) {
+                    best = (r, reg.used);
+                }
+            }
+            best.0
+        };
+        let doms: Vec<u32> = (0..6).map(|p| st.process_domain(p)).chain([CACHE]).collect();
+        let mut live: Vec<Pfn> = Vec::new();
+        for step in 0..20_000 {
+            match rnd(100) {
+                0..=54 => {
+                    let d = doms[rnd(doms.len() as u64) as usize];
+                    if let Some(p) = st.alloc_in(&mut buddy, d, rnd(4) != 0) {
+                        live.push(p);
+                    }
+                }
+                55..=94 if !live.is_empty() => {
+                    let p = live.swap_remove(rnd(live.len() as u64) as usize);
+                    st.free_page(&mut buddy, p);
+                }
+                95..=97 => {
+                    st.clear_evac();
+                    st.plan_compaction(doms[rnd(doms.len() as u64) as usize]);
+                }
+                _ => {
+                    if let Some(&p) = live.iter().find(|&&p| st.domain_of(p) == CACHE) {
+                        let mut out = Vec::new();
+                        st.reclaim_unit(p, &mut out);
+                    }
+                }
+            }
+            for &d in &doms {
+                let dom = &st.domains[d as usize];
+                assert_eq!(dom.keys.len(), dom.regions.len());
+                for (i, &r) in dom.regions.iter().enumerate() {
+                    assert_eq!(dom.keys[i], st.key(r), "step {step}: key of region {r}");
+                }
+                assert_eq!(st.fullest_partial(d), naive(&st, d), "step {step}: domain {d}");
+            }
+        }
+        assert!(st.counters.regions_returned > 0 && st.counters.compactions > 0);
     }
 }
