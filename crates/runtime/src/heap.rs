@@ -12,7 +12,7 @@
 //!   page-aligned mapping (`LargeObjectMapSpace`); any object bigger than a region also goes there
 //!   (simplification: ART keeps huge non-primitive objects in "large regions" of the region space);
 //! - objects: size, class, reference slots (fixed at allocation, as Java fields/array lengths are),
-//!   allocation time, allocated-in-foreground bit, 16 policy metadata bits ([`Meta`]) (Marvin's access bits and
+//!   allocated-in-foreground bit, 16 policy metadata bits ([`Meta`]) (Marvin's access bits and
 //!   stub flag, Fleet's classification), GC mark epoch;
 //! - GC roots (a dense list of object ids);
 //! - a remembered set for generational (sticky) collections: the write barrier records old objects
@@ -31,8 +31,8 @@
 //!   copy and scan an object — address, size, reference-slot range, class, flags, policy metadata —
 //!   so a visit reads one record (usually one cache line) rather than one entry in each of
 //!   several arrays;
-//! - [`Heap::alloc_ms`]: allocation time, cold (not in [`ObjView`]: read only through
-//!   [`Heap::alloc_ms_of`]);
+//! - no allocation time: no collector or policy read it, and at 4 bytes per id it was ~5% of the
+//!   default day's peak RSS (issue 14); a policy that needs one can keep it in its own side table;
 //! - the mark bitmap: one bit per id, plus one for the collector's NULL stand-in (a 4 M-object
 //!   heap's marks fit in ~0.5 MB of cache);
 //! - [`Heap::refs`]: the reference slots, CSR-style (`recs[o].ref_start`, `recs[o].ref_len`),
@@ -43,7 +43,7 @@
 //!   is null, which every collector loop skips anyway (issue 14: null tails were 13% of the
 //!   default day's peak memory).
 //!
-//! That is 28 bytes per object plus 4 bytes per stored reference slot (and one mark bit).
+//! That is 24 bytes per object plus 4 bytes per stored reference slot (and one mark bit).
 
 use crate::backing::{PageBacking, TouchBatch};
 use engine::{Actor, Nanos, Stall};
@@ -329,8 +329,6 @@ pub struct Heap {
     // --- objects (indexed by ObjId; see the module docs for the layout) ---
     /// Hot per-object records: everything the collector reads to mark, copy and scan an object.
     pub recs: Vec<ObjRec>,
-    /// Allocation time in simulated milliseconds (cold: only policy hooks read it).
-    pub alloc_ms: Vec<u32>,
     /// Mark bitmap, one bit per object id: set means marked by the current/last GC.
     pub(crate) mark: Vec<u64>,
     /// Reference slots (CSR): object `o`'s slots are `refs[recs[o].ref_start..][..recs[o].ref_len]`.
@@ -425,7 +423,6 @@ impl Heap {
             pid,
             classes: Vec::new(),
             recs: Vec::new(),
-            alloc_ms: Vec::new(),
             mark: Vec::new(),
             refs: Vec::new(),
             dead_ref_slots: 0,
@@ -548,17 +545,11 @@ impl Heap {
         self.recs[o as usize].addr >> REGION_SHIFT
     }
 
-    /// Allocation time of object `o` in ms (cold: kept out of [`ObjView`]).
-    pub fn alloc_ms_of(&self, o: ObjId) -> u32 {
-        self.alloc_ms.get(o as usize).copied().unwrap_or(0)
-    }
-
     pub fn view(&self, o: ObjId) -> ObjView {
         self.view_of(o, &self.recs[o as usize])
     }
 
-    /// The hook view of object `o` with record `r` (reads nothing but the record: a hook that
-    /// needs the allocation time asks [`Heap::alloc_ms_of`], so a visit costs one random load).
+    /// The hook view of object `o` with record `r` (reads nothing but the record).
     #[inline(always)]
     pub(crate) fn view_of(&self, o: ObjId, r: &ObjRec) -> ObjView {
         ObjView {

@@ -10,7 +10,6 @@ impl Heap {
         }
         let id = self.recs.len() as ObjId;
         self.recs.push(ObjRec::default());
-        self.alloc_ms.push(0);
         id
     }
 
@@ -255,7 +254,6 @@ impl Heap {
                 | if tail { oflags::TAIL } else { 0 },
             meta: 0,
         };
-        self.alloc_ms[i] = (now / 1_000_000).min(u32::MAX as u64) as u32;
         self.refs.resize(self.refs.len() + stored as usize, NULL);
         self.unmark(id);
         if large {
