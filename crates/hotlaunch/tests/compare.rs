@@ -199,7 +199,7 @@ fn ablation_adds_one_unified_row_per_part_switch() {
             "unified(ariadne.enabled=true)",
             "unified(fleet.enabled=true)",
             "unified(memsaver.enabled=false)",
-            "unified(regions.enabled=false)",
+            "unified(regions.enabled=true)",
         ]
     );
     let html = std::fs::read_to_string(d.join("r/index.html")).unwrap();

@@ -17,7 +17,7 @@
 //!   set kept, the rest of a background app paged out at the end of its transition.
 //! - [`regions`] (`regions`, ISMM'15 region-based allocation): region domains, special domains,
 //!   domain compaction, through the placement seam.
-//! - [`unified`] (`unified`): Fleet + MemSaver + regions (+ Ariadne, off by default) composed with [`Composed`]; its
+//! - [`unified`] (`unified`): MemSaver (+ Fleet, Ariadne and regions, off by default) composed with [`Composed`]; its
 //!   module doc says which part supplies which seam and why.
 //!
 //! **Parameters** ([`params`]): a policy declares its parameter table with [`Policy::params`]

@@ -1,6 +1,6 @@
 //! `unified`: each seam comes from the part its module doc names, every part can be switched on or
-//! off (Fleet and Ariadne are off by default), and the swap devices and reclaim come from the
-//! fallbacks when Ariadne is off.
+//! off (Fleet, Ariadne and regions are off by default), and the swap devices and reclaim come from
+//! the fallbacks when Ariadne is off.
 
 use device::DeviceProfile;
 use hotlaunch_policy::{resolve_params, ParamValue, Policy, Seams};
@@ -27,30 +27,31 @@ fn claims_with(off: &[&str], on: &[&str]) -> (Seams, usize) {
 
 #[test]
 fn every_part_supplies_its_seams() {
-    // Default (Fleet and Ariadne off): MemSaver's and regions' framework hooks, regions'
-    // placement, a part's stock zram; reclaim, runtime and faults are stock.
+    // Default (Fleet, Ariadne and regions off): MemSaver's framework hooks and its stock zram;
+    // placement, reclaim, runtime and faults are stock.
+    assert_eq!(claims(&[]), (Seams::SWAP_BACKENDS | Seams::FRAMEWORK, 1));
+    // With regions: its placement too.
     let base = Seams::SWAP_BACKENDS | Seams::PLACEMENT | Seams::FRAMEWORK;
-    assert_eq!(claims(&[]), (base, 1));
+    assert_eq!(claims_with(&[], &["regions"]), (base, 1));
     // With Fleet: its runtime, and its reclaim as the fallback nobody else supplies.
-    let (c, _) = claims_with(&[], &["fleet"]);
+    let (c, _) = claims_with(&[], &["fleet", "regions"]);
     assert_eq!(c, base | Seams::RUNTIME | Seams::RECLAIM);
     // With Ariadne too: its fault hook (PreDecomp); its reclaim and zram replace the fallbacks.
-    let (c, backends) = claims_with(&[], &["ariadne", "fleet"]);
+    let (c, backends) = claims_with(&[], &["ariadne", "fleet", "regions"]);
     assert_eq!(c, base | Seams::RUNTIME | Seams::RECLAIM | Seams::FAULT);
     assert!(backends >= 1);
 }
 
 #[test]
 fn ablations_drop_exactly_their_parts_seams() {
-    // Without regions placement is stock.
-    assert!(!claims(&["regions"]).0.contains(Seams::PLACEMENT));
+    // Without regions (the default) placement is stock.
+    assert!(!claims(&[]).0.contains(Seams::PLACEMENT));
+    assert!(!claims_with(&["regions"], &[]).0.contains(Seams::PLACEMENT));
     // Fleet alone on top keeps the runtime; without it the runtime is stock.
-    assert!(claims_with(&["memsaver", "regions"], &["fleet"])
-        .0
-        .contains(Seams::RUNTIME));
+    assert!(claims_with(&["memsaver"], &["fleet"]).0.contains(Seams::RUNTIME));
     assert!(!claims(&[]).0.contains(Seams::RUNTIME));
     // Everything off is stock Android (stock zram filled in).
-    let (c, backends) = claims(&["memsaver", "regions"]);
+    let (c, backends) = claims(&["memsaver"]);
     assert_eq!((c, backends), (Seams::NONE, 1));
 }
 

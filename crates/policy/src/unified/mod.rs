@@ -7,7 +7,7 @@
 //! | [`ariadne`] (HPCA'25), **off by default** (`ariadne.enabled = true`) | swap devices, reclaim, fault, framework | hot/warm/cold lists (HotnessOrg), chunk size by hotness (AdaptiveComp), pre-decompression (PreDecomp) |
 //! | [`fleet`] (ASPLOS'24), **off by default** (`fleet.enabled = true`) | runtime, framework; reclaim and swap devices as fallbacks (taken while Ariadne is off) | grouping GC and background-object GC (no GC faults a background heap back in), COLD_RUNTIME page-out of cold regions, HOT_RUNTIME launch regions kept until last-resort reclaim |
 //! | [`memsaver`] (ICPE'24) | framework; swap devices as a fallback | per-context hot-launch set H + transition working set B1 kept, the rest of a background app (native, file and Java pages) paged out at the end of its transition |
-//! | [`regions`] (ISMM'15), `region_effort = false` | placement, framework; swap devices as a fallback | region domains and special domains for physical memory (I/O buffers from whole regions) |
+//! | [`regions`] (ISMM'15), **off by default** (`regions.enabled = true`), `region_effort = false` | placement, framework; swap devices as a fallback | region domains and special domains for physical memory (I/O buffers from whole regions) |
 //!
 //! **Conflicts and how they are resolved**
 //! - *Swap devices*: every technique builds stock zram except Ariadne, whose zram has the
@@ -30,51 +30,56 @@
 //!   page out what the app will not need; MemSaver keeps H ∪ B1, which covers Fleet's launch
 //!   regions.
 //!
-//! **Defaults, chosen by measurement** (`hotlaunch compare default --seeds 3 --ablation`, plus
-//! the variants below with `--param`; Pixel 3 default day, 300 launches, seeds 1–3; means with
-//! the 95% intervals of the compare JSON in brackets; `regions.region_effort = false` in every
-//! row with regions except the `regions` row itself; measured at commit 07c3e8b, before app file
-//! writes were modelled, which moved the stock default day's p90 from 416 to 469 ms on seed 1:
-//! to be re-measured):
+//! **Defaults, chosen by measurement** (`hotlaunch compare default --policies
+//! android,fleet,memsaver,ariadne,regions,unified --seeds 3 --ablation`, measured at commit
+//! f488180 (results byte-identical up to c06d0fd's merges); Pixel 3 default day, 300 launches,
+//! seeds 1 and two derived; means with the 95% Student t interval of the compare JSON in
+//! brackets; the `unified` row is the previous default, MemSaver + regions with
+//! `region_effort = false`, and each `unified(...)` row flips one switch of it):
 //!
-//! | configuration | hot p90 ms | hot p50 ms | cached mean | mm CPU s | kills |
-//! |---|---|---|---|---|---|
-//! | android | 520 [289, 751] | 136 | 12.52 | 111.1 | 18.3 |
-//! | fleet | 591 [391, 791] | 150 | 12.73 | 119.7 | 18.7 |
-//! | memsaver | 406 [182, 630] | 193 | 13.36 | 118.9 | 15.0 |
-//! | ariadne | 408 [380, 436] | 218 | 13.65 | 131.0 | 13.7 |
-//! | regions (`region_effort = true`) | 312 [202, 422] | 130 | 10.14 | 361.0 | 37.3 |
-//! | all four parts | 408 [397, 419] | 222 | 13.63 | 194.6 | 12.0 |
-//! | fleet + memsaver + regions | 500 [231, 769] | 209 | 13.64 | 162.8 | 12.3 |
-//! | ariadne + memsaver + regions | 416 [386, 446] | 224 | 13.60 | 150.1 | 12.0 |
-//! | ariadne + memsaver | 401 [367, 435] | 221 | 13.40 | 138.5 | 14.3 |
-//! | fleet + memsaver | 434 [27, 840] | 204 | 13.30 | 150.8 | 15.0 |
-//! | fleet + regions | 602 [188, 1016] | 159 | 12.59 | 129.5 | 18.7 |
-//! | **memsaver + regions (default)** | 425 [285, 565] | 196 | 13.78 | 125.8 | 13.0 |
+//! | configuration | hot p90 ms | hot p50 ms | cached mean | mm CPU s | kills | unusable index (order 4, mean) |
+//! |---|---|---|---|---|---|---|
+//! | android | 585 [414, 756] | 135 | 13.72 | 128.6 | 11.7 | 0.462 |
+//! | fleet | 714 [485, 944] | 162 | 13.81 | 135.3 | 11.7 | 0.536 |
+//! | memsaver | 371 [209, 533] | 193 | 13.60 | 130.5 | 13.7 | 0.546 |
+//! | ariadne | 434 [396, 473] | 226 | 13.97 | 145.1 | 10.0 | 0.506 |
+//! | regions (`region_effort = true`) | 386 [58, 714] | 130 | 9.77 | 736.2 | 41.3 | 0.307 |
+//! | memsaver + regions (the previous default) | 382 [234, 530] | 194 | 13.63 | 133.8 | 13.3 | 0.611 |
+//! | + ariadne | 422 [404, 439] | 227 | 13.82 | 158.6 | 11.3 | 0.675 |
+//! | + fleet | 452 [252, 652] | 206 | 13.86 | 172.2 | 11.7 | 0.515 |
+//! | regions part alone (memsaver off) | 596 [461, 730] | 136 | 13.74 | 133.7 | 12.0 | 0.623 |
+//! | **memsaver alone (regions off): the default** | 371 [209, 533] | 193 | 13.60 | 130.5 | 13.7 | 0.546 |
 //!
-//! - *Fleet is off by default*: on this workload it lengthens the tail (fleet alone 591 vs
-//!   android 520 ms; adding it to memsaver + regions: 425 → 500 ms) and adds ~37 s of CPU. Its
-//!   grouping GC and background-object GCs run 6.6× as many collections as stock (22,730 vs
-//!   3,457 on seed 1) and double the GC fault stall (19.8 vs 10.5 s): with MemSaver paging the
-//!   background app out at its transition end, Fleet's collections fault pages back in.
-//! - *Ariadne is off by default*: on top of MemSaver it changes no figure significantly (p90
-//!   401–416 vs 406–425 ms, cached 13.4–13.6 vs 13.4–13.8) and costs 12–20% more CPU; both
-//!   act on the same pages (MemSaver pages the cold part out at the transition end, HotnessOrg
-//!   orders what is left cold-first).
-//! - *Regions take `region_effort = false`*: on a zram phone memory stays near full, so with the
-//!   effort almost every region request runs direct compaction and a reclaim round (seed 1:
-//!   1.3 M region requests, 102,539 compaction stalls, 372 s of compaction CPU, 29 kills, cold
-//!   p90 9.1 s). Without it a request that finds no free order-`order` block takes a single
-//!   page, as the paper's stray pages do; the region allocator still hands I/O buffers whole
-//!   regions when apps die.
-//! - **The issue-21 target is not met on this workload**: no composition beats MemSaver or
-//!   Ariadne alone on p90 hot launch by a significant margin; every p90 difference among
-//!   memsaver, ariadne and the compositions containing MemSaver is inside the intervals.
-//!   `regions` alone has the lowest p90 only because it keeps 3.5 fewer apps cached (37 kills):
-//!   fewer deeply swapped apps relaunch hot. The techniques overlap instead of adding up:
-//!   MemSaver, Ariadne and Fleet's COLD hint all decide the same thing (which background pages
-//!   leave DRAM first), and Fleet's GC-side gain needs the background heap to stay untouched,
-//!   which MemSaver's page-out undoes.
+//! - *Regions are off by default* (they were on until this measurement): inside `unified`, with
+//!   `region_effort = false`, the part changes no latency or capacity figure (p90 382 vs 371 ms,
+//!   cached 13.63 vs 13.60), adds ~4 s of compaction CPU, and *raises* the mean unusable index of
+//!   order 4 (0.611 vs 0.546 with MemSaver; 0.623 vs android's 0.462 alone; not analysed
+//!   further: without the effort a request that finds no free block takes a stray page, and
+//!   partly filled regions are the likely cause). With the effort (`regions` row) the index drops
+//!   to 0.307 but memory-management CPU is 5.7x stock and lmkd kills 3.5x as many apps (memory stays
+//!   near full on a zram phone, so almost every region request compacts and reclaims: seed 1
+//!   1.34 M region requests, 107 k compaction stalls). `regions.enabled = true` (and
+//!   `regions.region_effort`) switch it back on for workloads where physical-memory
+//!   fragmentation matters more than CPU.
+//! - *Fleet is off by default*: on this workload it lengthens the tail (fleet alone 714 vs
+//!   android 585 ms; added to the previous default 382 → 452 ms) and adds ~38 s of CPU. Its
+//!   grouping GC and background-object GCs run 7.7x as many collections as stock (22,645 vs
+//!   2,942) and double the GC fault stall (21.0 vs 12.4 s): with MemSaver paging the background
+//!   app out at its transition end, Fleet's collections fault pages back in.
+//! - *Ariadne is off by default*: on top of MemSaver it does not shorten the tail (422 vs 382 ms
+//!   with regions) and costs 19% more CPU, doubling flash reads; both act on the same pages
+//!   (MemSaver pages the cold part out at the transition end, HotnessOrg orders what is left
+//!   cold-first).
+//! - So on the default day `unified` runs MemSaver's mechanism alone and equals `memsaver`.
+//! - **The issue-21 target is not met on this workload**: no composition beats MemSaver alone
+//!   on p90 hot launch; every p90 difference among memsaver, ariadne and the compositions
+//!   containing MemSaver is inside the intervals. `regions` alone has a low p90 only because it
+//!   keeps 3.8 fewer apps cached (41 kills): fewer deeply swapped apps relaunch hot. The
+//!   techniques overlap instead of adding up: MemSaver, Ariadne and Fleet's COLD hint all decide
+//!   the same thing (which background pages leave DRAM first), Fleet's GC-side gain needs the
+//!   background heap to stay untouched, which MemSaver's page-out undoes, and the region
+//!   allocator's anti-fragmentation needs the compaction effort whose CPU and kills outweigh it
+//!   on a zram phone.
 //!
 //! **Ablations**: every part is optional (`[policy.unified] fleet.enabled = false`, or
 //! `--param unified.fleet.enabled=false`); all part parameters are available as
@@ -89,7 +94,7 @@ use crate::{ariadne, fleet, memsaver, regions, FromDefault, ParamValue};
 pub fn unified() -> Composed {
     Composed {
         name: "unified",
-        description: "MemSaver's context-aware page-out + ISMM'15 regions (+ Fleet's background-object GC and Ariadne's hotness-aware zram, off by default), composed",
+        description: "MemSaver's context-aware page-out (+ Fleet's background-object GC, Ariadne's hotness-aware zram and ISMM'15 regions, off by default), composed",
         parts: vec![
             Part::all(Box::new(ariadne::Ariadne::default())).off_by_default(),
             Part::taking(
@@ -108,7 +113,7 @@ pub fn unified() -> Composed {
                     ParamValue::Bool(false),
                     "unified module doc: with the effort a zram phone compacts on almost every region request",
                 )
-                .optional(),
+                .off_by_default(),
         ],
     }
 }
