@@ -243,6 +243,19 @@ fn java_section_defaults_validation_and_hprof_paths() {
     }
 }
 
+/// Fleet's synthetic apps are Marvin's MemoryWaster `AllocatorActivity` (Fleet artifact
+/// start-washington.sh), which keeps deleting and recreating its first 2 buckets (marvin-code
+/// `RecreateSomeRunnable`): 20 MB, 1 s + 5 s sleeps per round, the same buckets every round.
+#[test]
+fn fleet_synthetic_apps_churn_as_marvins_allocator_activity() {
+    for n in ["Fleet512", "Fleet2048"] {
+        let j = AppProfile::builtin(n).unwrap().java;
+        assert_eq!(j.churn_mb, 20.0, "{n}");
+        assert_eq!(j.churn_period_s, 6.0, "{n}");
+        assert!(j.churn_same, "{n}");
+    }
+}
+
 #[test]
 fn heap_growth_multipliers_are_at_least_one() {
     let mut p = AppProfile::builtin("Twitter").unwrap();

@@ -465,3 +465,55 @@ fn fgo_survival_is_counted_only_under_stock_background_gcs() {
         }
     }
 }
+
+#[test]
+fn an_allocation_bgc_cannot_satisfy_falls_back_to_full_tracing_before_oom() {
+    // Fleet §5.2: BGC keeps foreground garbage; "if necessary, Fleet can resort to the original
+    // Android method of using full tracing". 96 MiB of small foreground arrays, half of them
+    // dropped after grouping (garbage only full tracing frees), then 40 MiB of background
+    // arrays: live 88 MiB fits the 128 MiB limit only once the foreground garbage is freed.
+    let c = cfg(&[]);
+    let (mut rt, state) = new_rt(c);
+    let (mut b, mut l) = (MockBacking::new(0), CpuLedger::default());
+    let arr = rt.heap.add_class("byte[]", ClassKind::PrimitiveArray(1));
+    let fgo: Vec<ObjId> = (0..96 * 256)
+        .map(|_| {
+            let (o, _) = rt.alloc(1, arr, 4 << 10, 0, &mut b, &mut l).unwrap();
+            rt.heap.add_root(o);
+            o
+        })
+        .collect();
+    let t = group(&mut rt, &mut b, &mut l, 2 * S, &c);
+    for &o in &fgo[fgo.len() / 2..] {
+        assert!(rt.heap.remove_root(o));
+    }
+    let mut now = t + S;
+    for i in 0..40 * 256 {
+        let r = rt.alloc(now, arr, 4 << 10, 0, &mut b, &mut l);
+        let (o, cost) = r.unwrap_or_else(|e| panic!("background allocation {i} failed: {e:?}"));
+        rt.heap.add_root(o);
+        now += cost.main_stall.ns + 1000;
+    }
+    let s = state.with(|s| s.stats.clone());
+    assert_eq!(s.full_fallbacks, 1, "{s:?}");
+    assert!(s.bgcs >= 1, "BGCs ran before the fallback: {s:?}");
+    assert!(fgo[..fgo.len() / 2].iter().all(|&o| rt.heap.is_alive(o)));
+    // The dropped half was freed (dead ids are reused, so count bytes): live is 48 + 40 MiB.
+    assert_eq!(rt.heap.bytes_allocated, 88 << 20);
+    // Fleet stopped until the next switch to the background, which groups again.
+    assert_eq!(rt.task, None, "no grouping in this background episode");
+    rt.collect(
+        now,
+        GcCause::Explicit,
+        Some(GcKind::Full { compact: false }),
+        &mut b,
+        &mut l,
+    );
+    assert_eq!(
+        state.with(|s| s.stats.bgcs),
+        s.bgcs,
+        "stock GCs after the fallback"
+    );
+    rt.set_foreground(now + S, true, &mut l);
+    group(&mut rt, &mut b, &mut l, now + 2 * S, &c);
+}

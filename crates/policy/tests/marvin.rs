@@ -441,3 +441,56 @@ fn stub_rounds_follow_six_background_mark_sweeps_and_restart_in_the_foreground()
     set_fg(&mut m, now, false);
     assert_eq!(write_tasks(&mut m, heap, &mut now, false, 7), want[..7].to_vec());
 }
+
+#[test]
+fn the_swapped_in_space_does_not_eat_the_region_space_reserve() {
+    // The artifact's swapped-in space is a FreeListSpace of its own (marvin_swap.cc), outside
+    // the region space whose half-free guard limits mutator regions. 5 MiB of cold 2048 B arrays,
+    // stubbed page-aligned, take 40 of a 64-region heap's regions (more than the guard's 32):
+    // the app must still get regions for new objects.
+    use runtime::{ClassKind, GcCause, GcKind, Runtime};
+    let cap = 16 << 20;
+    let config = HeapConfig {
+        initial_size: cap,
+        growth_limit: cap,
+        capacity: cap,
+        ..HeapConfig::pixel3()
+    };
+    let tab: AppRef = Rc::new(RefCell::new(AppTable {
+        foreground: false,
+        ..AppTable::default()
+    }));
+    let mut rt = Runtime::new(1, config, MarvinRuntime::new(tab.clone(), cfg()));
+    let (mut b, mut l) = (MockBacking::new(0), CpuLedger::default());
+    let arr = rt.heap.add_class("byte[]", ClassKind::PrimitiveArray(1));
+    for _ in 0..5 * 512 {
+        let (o, _) = rt.alloc(1, arr, 2048, 0, &mut b, &mut l).unwrap();
+        rt.heap.add_root(o);
+    }
+    let mut t = NS_PER_SEC;
+    // Enough full walks for the arrays to be cold, then a background compaction stubs them.
+    for compact in [false, false, false, false, false, true] {
+        rt.collect(
+            t,
+            GcCause::Explicit,
+            Some(GcKind::Full { compact }),
+            &mut b,
+            &mut l,
+        );
+        t += NS_PER_SEC;
+    }
+    let swapped = rt
+        .heap
+        .regions
+        .iter()
+        .filter(|r| r.state == runtime::heap::RegionState::Used && r.group == SWAPPED_IN_GROUP)
+        .count() as u32;
+    assert!(
+        swapped * 2 > rt.heap.num_regions(),
+        "{swapped} swapped-in regions"
+    );
+    for i in 0..512 {
+        rt.alloc(t, arr, 1024, 0, &mut b, &mut l)
+            .unwrap_or_else(|e| panic!("allocation {i} after stubbing failed: {e:?}"));
+    }
+}

@@ -350,6 +350,10 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
                 Ok(r) => {
                     self.taken.push(r);
                     self.heap.regions[r as usize].group = group;
+                    if self.hooks.separate_space(group) {
+                        self.heap.regions[r as usize].separate = true;
+                        self.heap.separate_regions += 1;
+                    }
                     if self.regs.len() <= r as usize {
                         self.regs.resize(r as usize + 1, RegMark::default());
                     }

@@ -6,7 +6,9 @@
 //!   address space; bump-pointer allocation into the current allocation region (TLABs are not
 //!   modelled separately: one region at a time per app, as if one mutator thread allocated);
 //! - ART's region-allocation guard: a new region is handed out only while
-//!   `(non_free_regions + 1) * 2 <= num_regions`, keeping half the space free for evacuation;
+//!   `(non_free_regions + 1) * 2 <= num_regions`, keeping half the space free for evacuation
+//!   (regions of a policy's separate space, `RuntimeHooks::separate_space`, are not counted;
+//!   simplified: they still come out of the same reservation of `capacity / 256 KiB` regions);
 //! - large objects: primitive arrays and strings of at least 12 KiB (`kMinLargeObjectThreshold =
 //!   3 * kPageSize`, `Heap::ShouldAllocLargeObject`) go to the large-object space, each in its own
 //!   page-aligned mapping (`LargeObjectMapSpace`); any object bigger than a region also goes there
@@ -221,6 +223,9 @@ pub struct Region {
     pub young: bool,
     /// Destination group the GC copied into this region (policy-defined; 0 = default).
     pub group: u8,
+    /// The region belongs to a policy's separate space ([`crate::hooks::RuntimeHooks::separate_space`]),
+    /// not to the region space proper: the region-allocation guard does not count it.
+    pub separate: bool,
     /// First global page of this region, or `NIL` if never mapped.
     pub first_page: PageIdx,
     /// Pages of a free region still resident, awaiting the heap trim (Dalvik only; 0 on ART).
@@ -343,6 +348,9 @@ pub struct Heap {
     pub regions: Vec<Region>,
     pub(crate) free_regions: BTreeSet<u32>,
     pub(crate) non_free_regions: u32,
+    /// Non-free regions of a policy's separate space (`Region::separate`), not counted by the
+    /// region-allocation guard.
+    pub(crate) separate_regions: u32,
     /// Current mutator allocation region (or NIL).
     pub(crate) alloc_region: u32,
     // --- large objects ---
@@ -413,6 +421,7 @@ impl Heap {
                 live_bytes: 0,
                 young: false,
                 group: 0,
+                separate: false,
                 first_page: NIL,
                 resident_pages: 0,
                 objs: Vec::new(),
@@ -432,6 +441,7 @@ impl Heap {
             regions,
             free_regions: (0..nregions).collect(),
             non_free_regions: 0,
+            separate_regions: 0,
             alloc_region: NIL,
             los: Vec::new(),
             free_los_slots: Vec::new(),

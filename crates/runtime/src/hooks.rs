@@ -293,6 +293,14 @@ pub trait RuntimeHooks {
         OBJECT_ALIGNMENT
     }
 
+    /// Whether destination group `group` is a space of its own outside the region space (Marvin's
+    /// swapped-in space): its regions are not counted by the region-allocation guard (ART's
+    /// `RegionSpace::AllocateRegion` half-free rule covers the region space only). Asked once
+    /// per region the collector takes for the group.
+    fn separate_space(&self, _group: u8) -> bool {
+        false
+    }
+
     /// Whether the runtime calls [`Self::on_alloc`] and [`Self::on_free`]. Asked once per
     /// allocation and once per collection; default `false` (no per-object calls at all).
     fn object_events(&self) -> bool {

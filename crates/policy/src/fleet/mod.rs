@@ -223,6 +223,9 @@ pub struct FleetStats {
     pub bg_target_bytes: u64,
     /// Background sticky GCs turned into full ones (BGC once grouped) by `bg_minor_gc = false`.
     pub bg_minor_replaced: u64,
+    /// Allocation failures that BGC could not satisfy, after which the allocation path's last
+    /// collection ran as stock's full tracing (Fleet §5.2's fallback) and Fleet stopped.
+    pub full_fallbacks: u64,
     /// Protected pages reclaim met at an inactive tail (kept + reclaimed + those it found
     /// referenced, which stock activates anyway).
     pub protected_seen: u64,

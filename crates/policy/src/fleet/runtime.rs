@@ -23,6 +23,9 @@ enum Mode {
     Grouping,
     /// Background-object GC.
     Bgc,
+    /// The allocation path's last collection before `OutOfMemoryError` while grouped: stock full
+    /// tracing of the whole heap (Fleet §5.2's fallback); Fleet stops for the episode after it.
+    Fallback,
 }
 
 /// Per-collection classification counters (flushed into [`super::FleetStats`] at the GC's end).
@@ -49,6 +52,9 @@ pub struct FleetArt {
     grouped: bool,
     /// When Fleet stops after the app came back (`Nanos::MAX`: not scheduled).
     stop_at: Nanos,
+    /// The full-tracing fallback ran in this background episode: Fleet stays stopped (no new
+    /// grouping) until the app next goes to the background.
+    fell_back: bool,
     episode: u32,
     mode: Mode,
     /// Foreground objects a reference was stored into since grouping (the dirty cards' owners).
@@ -71,6 +77,7 @@ impl FleetArt {
             bg_since: 0,
             grouped: false,
             stop_at: Nanos::MAX,
+            fell_back: false,
             episode: 0,
             mode: Mode::Stock,
             dirty: Vec::new(),
@@ -183,6 +190,7 @@ impl RuntimeHooks for FleetArt {
             }
             self.bg_since = now;
             self.stop_at = Nanos::MAX;
+            self.fell_back = false;
         } else if self.grouped {
             // T_F after returning, Fleet stops (BGC off, launch pages unprotected).
             self.stop_at = now + self.cfg.t_f;
@@ -197,7 +205,7 @@ impl RuntimeHooks for FleetArt {
     fn next_task(&mut self, cx: &mut HookCx, heap: &Heap, foreground: bool) -> Option<(Nanos, GcKind)> {
         self.pid = heap.pid;
         self.settle(cx);
-        (!foreground && !self.grouped)
+        (!foreground && !self.grouped && !self.fell_back)
             .then_some((self.bg_since + self.cfg.t_b, GcKind::Full { compact: true }))
     }
 
@@ -211,8 +219,17 @@ impl RuntimeHooks for FleetArt {
         } else {
             proposed
         };
+        // Fleet §5.2 (memory leak): BGC never frees foreground garbage, so "if necessary, Fleet
+        // can resort to the original Android method of using full tracing to clear garbage
+        // objects from the entire Java heap". The paper gives no trigger, nor does the artifact
+        // (its `background_gen_` also covers an allocation's `clear_soft_references` GC, which then
+        // is not evacuate-all); here the necessity is an allocation that a BGC could not satisfy:
+        // the slow path's last, compacting collection before `OutOfMemoryError` runs as stock.
+        let fallback = active && cause == GcCause::Alloc && proposed == (GcKind::Full { compact: true });
         self.mode = if cause == GcCause::Policy && !self.foreground && !active {
             Mode::Grouping
+        } else if fallback {
+            Mode::Fallback
         } else if active && self.cfg.bgc && !proposed.is_sticky() {
             Mode::Bgc
         } else {
@@ -225,7 +242,7 @@ impl RuntimeHooks for FleetArt {
                 GcKind::Full { compact: true }
             }
             Mode::Bgc => GcKind::Full { compact: false },
-            Mode::Stock => proposed,
+            Mode::Stock | Mode::Fallback => proposed,
         }
     }
 
@@ -417,6 +434,23 @@ impl RuntimeHooks for FleetArt {
                     s.stats.bgc_pages_touched += st.pages_touched;
                     s.stats.bgc_copied += st.objects_copied;
                     s.stats.bgc_freed += st.freed_objects;
+                });
+            }
+            Mode::Fallback => {
+                // The grouping is gone (every region was evacuated into untagged ones): Fleet
+                // stops and the app runs as stock Android until its next switch to the
+                // background, which groups again (the artifact groups once per `ForeToBack`).
+                self.grouped = false;
+                self.fell_back = true;
+                self.stop_at = Nanos::MAX;
+                self.dirty.clear();
+                let pid = self.pid;
+                self.state.with(|s| {
+                    s.stats.full_fallbacks += 1;
+                    if let Some(p) = s.procs.get_mut(&pid) {
+                        // The launch regions' protection ends at the next HOT_RUNTIME timer.
+                        p.active = false;
+                    }
                 });
             }
             Mode::Stock => {

@@ -11,7 +11,8 @@ use runtime::heap::{oflags, ClassKind, Heap, Meta, ObjView, RegionState, PAGE_SI
 use runtime::hooks::{Access, AccessKind, AfterGc, BarrierOutcome, RuntimeHooks, VisitMode};
 
 /// Destination group of stubbed objects: the page-aligned swapped-in space (artifact: a 512 MB
-/// space at 0xC0000000; here regions of group 1, copied page-aligned, never evacuated).
+/// space at 0xC0000000; here regions of group 1, copied page-aligned, never evacuated, and not
+/// counted by the region space's allocation guard: `separate_space`).
 pub const SWAPPED_IN_GROUP: u8 = 1;
 
 pub struct MarvinRuntime {
@@ -169,6 +170,14 @@ impl RuntimeHooks for MarvinRuntime {
         } else {
             0
         }
+    }
+
+    /// The artifact's swapped-in space is a `FreeListSpace` of its own (marvin_swap.cc:
+    /// `FreeListSpace::Create("SwappedInSpace", ...)` at `SWAPPED_IN_SPACE_START`, 512 MB), not
+    /// part of the heap's main space: stubbing `RecordFree`s the original and allocates the copy
+    /// there directly, so its pages do not eat into the region space's evacuation reserve.
+    fn separate_space(&self, group: u8) -> bool {
+        group == SWAPPED_IN_GROUP
     }
 
     fn group_alignment(&self, group: u8) -> u32 {

@@ -19,8 +19,9 @@ impl Heap {
         backing: &mut B,
         for_mutator: bool,
     ) -> Result<u32, HeapError> {
-        // RegionSpace::AllocateRegion: mutator regions only while half the space stays free.
-        if for_mutator && (self.non_free_regions + 1) * 2 > self.num_regions() {
+        // RegionSpace::AllocateRegion: mutator regions only while half the space stays free
+        // (a policy's separate space is not part of the region space).
+        if for_mutator && (self.non_free_regions - self.separate_regions + 1) * 2 > self.num_regions() {
             return Err(HeapError::NoRegion {
                 regions: self.num_regions(),
             });
@@ -39,6 +40,7 @@ impl Heap {
         reg.live_bytes = 0;
         reg.young = for_mutator;
         reg.group = 0;
+        reg.separate = false;
         reg.objs.clear();
         Ok(r)
     }
@@ -59,11 +61,13 @@ impl Heap {
         reg.top = 0;
         reg.live_bytes = 0;
         reg.young = false;
+        let separate = std::mem::take(&mut reg.separate);
         // Free regions give their object list back: a heap has hundreds of regions and the free
         // ones held tens of KB of list each (issue 14: a tenth of the default day's peak RSS).
         reg.objs = Vec::new();
         self.free_regions.insert(r);
         self.non_free_regions -= 1;
+        self.separate_regions -= u32::from(separate);
         if self.alloc_region == r {
             self.alloc_region = NIL;
         }
