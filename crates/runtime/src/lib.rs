@@ -223,41 +223,33 @@ impl<H: RuntimeHooks + ?Sized> Runtime<H> {
             self.ask_next_task(now, actor, ledger);
         }
         let mut cost = StepCost::default();
-        let a = match self
-            .heap
-            .alloc_used(now, actor, class, size, nrefs, used, backing)
-        {
-            Ok(a) => a,
-            Err(HeapError::OutOfMemory { .. }) | Err(HeapError::NoRegion { .. }) => {
-                let mut t = now;
-                let mut got = None;
-                // ART's slow path: a full collection, then (before throwing OOM) the last GC of the
-                // plan again with `clear_soft_references`, which makes CC evacuate every region
-                // (`force_evacuate_all_`): a compacting full GC that packs partly live regions.
-                for compact in [false, true] {
-                    let st = self.collect(t, GcCause::Alloc, Some(GcKind::Full { compact }), backing, ledger);
-                    // The main thread waits for a collection already running, then for this one.
-                    t = st.start + st.pause_ns + st.duration_ns;
-                    cost.gc = Some(st);
-                    match self.heap.alloc_used(t, actor, class, size, nrefs, used, backing) {
-                        Ok(a) => {
-                            got = Some(Ok(a));
-                            break;
-                        }
-                        Err(e @ (HeapError::OutOfMemory { .. } | HeapError::NoRegion { .. })) => {
-                            got = Some(Err(e))
-                        }
-                        Err(e) => return Err(e),
-                    }
-                }
-                cost.main_stall.add(Stall {
-                    ns: t - now,
-                    psi_ns: 0,
-                });
-                got.expect("the slow path ran a collection")?
-            }
-            Err(e) => return Err(e),
+        let retryable = |r: &Result<_, HeapError>| {
+            matches!(r, Err(HeapError::OutOfMemory { .. } | HeapError::NoRegion { .. }))
         };
+        let mut res = self
+            .heap
+            .alloc_used(now, actor, class, size, nrefs, used, backing);
+        if retryable(&res) {
+            let mut t = now;
+            // ART's slow path: a full collection, then (before throwing OOM) the last GC of the
+            // plan again with `clear_soft_references`, which makes CC evacuate every region
+            // (`force_evacuate_all_`): a compacting full GC that packs partly live regions.
+            for compact in [false, true] {
+                let st = self.collect(t, GcCause::Alloc, Some(GcKind::Full { compact }), backing, ledger);
+                // The main thread waits for a collection already running, then for this one.
+                t = st.start + st.pause_ns + st.duration_ns;
+                cost.gc = Some(st);
+                res = self.heap.alloc_used(t, actor, class, size, nrefs, used, backing);
+                if !retryable(&res) {
+                    break;
+                }
+            }
+            cost.main_stall.add(Stall {
+                ns: t - now,
+                psi_ns: 0,
+            });
+        }
+        let a = res?;
         if self.hooks.object_events() {
             let view = self.heap.view(a.id);
             let mut meta = view.meta;
