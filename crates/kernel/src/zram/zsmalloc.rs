@@ -128,9 +128,6 @@ struct ClassState {
     zspages: Vec<Zspage>,
     released: Vec<u32>,
     lists: Vec<Vec<u32>>,
-    /// Bit `g` set while `lists[g]` is not empty (host-side index: `alloc` finds the fullest
-    /// non-full group without loading every list).
-    nonempty: u16,
     live_objs: u64,
     live_zspages: u64,
 }
@@ -191,9 +188,6 @@ impl ZsPool {
         let Zspage { group, pos, .. } = st.zspages[z as usize];
         let list = &mut st.lists[group as usize];
         list.swap_remove(pos as usize);
-        if list.is_empty() {
-            st.nonempty &= !(1 << group);
-        }
         if let Some(&moved) = list.get(pos as usize) {
             st.zspages[moved as usize].pos = pos;
         }
@@ -203,7 +197,6 @@ impl ZsPool {
         st.zspages[z as usize].group = group as u8;
         st.zspages[z as usize].pos = st.lists[group].len() as u32;
         st.lists[group].push(z);
-        st.nonempty |= 1 << group;
     }
 
     /// `zs_malloc(size)`: `size` is the object size without the handle (1..=4096).
@@ -213,12 +206,13 @@ impl ZsPool {
         let info = self.classes.classes[class as usize];
         let st = &mut self.state[class as usize];
         // Fullest non-full group first.
-        // Groups 1..FULL (not 0, empty, nor FULL): the highest non-empty one.
-        let candidates = st.nonempty & ((1 << FULL) - 2);
-        let found = (candidates != 0).then(|| {
-            let g = 15 - candidates.leading_zeros() as usize;
-            *st.lists[g].last().expect("a group marked non-empty has a zspage")
-        });
+        let mut found = None;
+        for g in (1..FULL).rev() {
+            if let Some(&z) = st.lists[g].last() {
+                found = Some(z);
+                break;
+            }
+        }
         let z = match found {
             Some(z) => {
                 Self::unlink(st, z);
@@ -345,29 +339,5 @@ mod tests {
         assert_eq!(p.pages_allocated(), 3);
         h.into_iter().for_each(|l| p.free(l));
         assert_eq!(p.pages_allocated(), 0);
-    }
-
-    #[test]
-    fn nonempty_bits_follow_the_fullness_lists() {
-        // The alloc shortcut must pick the same zspage as a scan of groups 10..=1 would.
-        let mut p = ZsPool::new(8);
-        let mut live = Vec::new();
-        let mut x = 12345u64;
-        for _ in 0..5000 {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            if x >> 62 != 0 || live.is_empty() {
-                live.push(p.alloc(((x >> 20) % 4096) as usize + 1));
-            } else {
-                let k = (x >> 24) as usize % live.len();
-                p.free(live.swap_remove(k));
-            }
-            for st in &p.state {
-                for (g, l) in st.lists.iter().enumerate() {
-                    assert_eq!(st.nonempty >> g & 1 == 1, !l.is_empty());
-                }
-            }
-        }
     }
 }
