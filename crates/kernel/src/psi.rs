@@ -74,6 +74,9 @@ pub struct Psi {
     /// Foreground changes `(from, task)`, in time order.
     #[serde(skip)]
     fg: Vec<(Nanos, Option<Actor>)>,
+    /// Scratch for the foreground shares of the period being aggregated (host memory only).
+    #[serde(skip)]
+    fg_scratch: Vec<(Actor, Nanos)>,
 }
 
 impl Psi {
@@ -131,9 +134,9 @@ impl Psi {
     }
 
     /// Foreground time per task within `[a, b)`.
-    fn fg_within(&self, a: Nanos, b: Nanos) -> Vec<(Actor, Nanos)> {
+    fn fg_within(&self, a: Nanos, b: Nanos, out: &mut Vec<(Actor, Nanos)>) {
         let first = self.fg.partition_point(|&(t, _)| t <= a).saturating_sub(1);
-        let mut out: Vec<(Actor, Nanos)> = Vec::new();
+        out.clear();
         for (i, &(t, who)) in self.fg.iter().enumerate().skip(first) {
             if t >= b {
                 break;
@@ -146,12 +149,12 @@ impl Psi {
                 None => out.push((task, ns)),
             }
         }
-        out
     }
 
     /// Recompute period `key`'s `Σ state × nonidle / Σ nonidle` and move the totals by the change.
     fn reaggregate(&mut self, key: u64) {
-        let fg = self.fg_within(key * PSI_PERIOD, (key + 1) * PSI_PERIOD);
+        let mut fg = std::mem::take(&mut self.fg_scratch);
+        self.fg_within(key * PSI_PERIOD, (key + 1) * PSI_PERIOD, &mut fg);
         let p = &self.periods[&key];
         let (mut some, mut full, mut nonidle) = (0u128, 0u128, 0u128);
         for c in &p.cpus {
@@ -183,6 +186,7 @@ impl Psi {
         self.full_total_ns = self.full_total_ns - p.full + full;
         p.some = some;
         p.full = full;
+        self.fg_scratch = fg;
     }
 
     /// Periods older than [`PSI_HORIZON`] behind the newest are final.

@@ -74,7 +74,13 @@ use zsmalloc::{ObjLoc, ZsPool};
 enum Slot {
     Free,
     Same(u64),
-    InChunk { chunk: u32, index: u16 },
+    /// Page `index` of `chunk`; `alone`: the chunk has no other page (no chunk-mates to look up,
+    /// so a fault on it need not load the chunk's records; host-side shortcut, no effect on results).
+    InChunk {
+        chunk: u32,
+        index: u16,
+        alone: bool,
+    },
 }
 
 /// One page of a chunk (records in [`Zram::page_recs`]).
@@ -571,6 +577,7 @@ impl SwapBackend for Zram {
                 self.slots[h as usize] = Slot::InChunk {
                     chunk: cid,
                     index: k as u16,
+                    alone: n == 1,
                 };
                 self.page_recs.get_mut(recs)[k].handle = h;
             }
@@ -593,7 +600,7 @@ impl SwapBackend for Zram {
                     ..Default::default()
                 },
             },
-            Slot::InChunk { chunk, index } => {
+            Slot::InChunk { chunk, index, .. } => {
                 let c = self.chunks[chunk as usize].as_ref().expect("live chunk");
                 match &c.loc {
                     Location::Pool => {
@@ -637,7 +644,7 @@ impl SwapBackend for Zram {
         // also read from flash once (its blocks hold the whole chunk).
         let mut whole: Option<u32> = None;
         for &h in handles {
-            let Slot::InChunk { chunk, index } = self.slots[h as usize] else {
+            let Slot::InChunk { chunk, index, .. } = self.slots[h as usize] else {
                 whole = None;
                 out.push(self.load(env, h));
                 continue;
@@ -706,7 +713,7 @@ impl SwapBackend for Zram {
     }
 
     fn corrupt(&mut self, handle: SwapHandle) -> bool {
-        let Some(&Slot::InChunk { chunk, index }) = self.slots.get(handle as usize) else {
+        let Some(&Slot::InChunk { chunk, index, .. }) = self.slots.get(handle as usize) else {
             return false;
         };
         let c = self.chunks[chunk as usize].as_ref().expect("live chunk");
@@ -726,7 +733,10 @@ impl SwapBackend for Zram {
     }
 
     fn neighbours(&self, handle: SwapHandle, max: usize, out: &mut Vec<SwapHandle>) {
-        if let Some(Slot::InChunk { chunk, .. }) = self.slots.get(handle as usize) {
+        if let Some(Slot::InChunk {
+            chunk, alone: false, ..
+        }) = self.slots.get(handle as usize)
+        {
             let c = self.chunks[*chunk as usize].as_ref().expect("live chunk");
             for rec in self.page_recs.get(c.pages) {
                 let h = rec.handle;
