@@ -368,6 +368,7 @@ fn io_buffer_demand_allocates_per_launch_and_held_pages_are_sampled() {
         mb: 3.0,
         live: 2,
         spread_s: 0.0,
+        home_window: false,
     };
     let hooks = KernelHooks {
         placement: Box::new(HoldFreed::default()),
@@ -407,6 +408,7 @@ fn io_allocations_with_spread(spread_s: f64) -> u64 {
         mb: 3.0,
         live: 2,
         spread_s,
+        home_window: false,
     };
     let out = run_cfg(
         Box::new(framework::sim::StockFramework),
@@ -427,6 +429,33 @@ fn io_buffers_spread_over_the_foreground_and_stop_when_the_app_leaves() {
     // Over 5 s every buffer falls inside its launch's foreground; over an hour only the first.
     assert_eq!(io_allocations_with_spread(5.0), 7);
     assert_eq!(io_allocations_with_spread(3600.0), 3);
+}
+
+#[test]
+fn home_allocates_the_launchers_window_buffers_when_asked() {
+    // The three-launch day goes Home at 60 s: with `home_window` the launcher's BufferQueue (3
+    // screen-sized RGBA_8888 buffers of the Pixel 3's 1080 x 2160 panel) is allocated then, on
+    // top of the apps' 7 buffers; without it Home allocates nothing.
+    let with = |home_window: bool| {
+        let demand = framework::sim::IoBufferDemand {
+            per_launch: 2.5,
+            mb: 3.0,
+            live: 2,
+            spread_s: 0.0,
+            home_window,
+        };
+        let out = run_cfg(
+            Box::new(framework::sim::StockFramework),
+            framework::stock_runtime(),
+            |c, _| c.io_buffers = Some(demand),
+            KernelHooks::default(),
+        );
+        out.kernel.check_invariants().unwrap();
+        (out.kernel.io_buffers.allocations, out.kernel.io_buffers.bytes)
+    };
+    let screen = 1080 * 2160 * 4;
+    assert_eq!(with(false), (7, 7 * (3 << 20)));
+    assert_eq!(with(true), (10, 7 * (3 << 20) + 3 * screen));
 }
 
 #[test]

@@ -85,6 +85,7 @@ impl RunSpec {
                     mb: b.mb,
                     live: b.live,
                     spread_s: b.spread_s,
+                    home_window: b.home_window,
                 });
                 cfg
             },

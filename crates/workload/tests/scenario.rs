@@ -436,6 +436,16 @@ fn io_buffer_spread_is_parsed_and_checked() {
     let b = r.io_buffers.unwrap();
     assert_eq!((b.spread_s, b.live), (12.0, 14));
     assert_eq!(resolve_text(&io("")).unwrap().io_buffers.unwrap().spread_s, 0.0);
+    assert!(!b.home_window, "off unless asked");
+    assert!(
+        resolve_text(&io("home_window = true\n"))
+            .unwrap()
+            .io_buffers
+            .unwrap()
+            .home_window
+    );
+    let e = err(&io("home_window = 1\n"));
+    assert!(e.contains("home_window"), "{e}");
     let e = err(&io("spread_s = -1\n"));
     assert!(e.contains("io_buffers.spread_s") && e.contains("line "), "{e}");
     let b = scenario::builtin_toml("ismm15-livelab").unwrap();

@@ -10,6 +10,11 @@
 //! needed, like a buffer queue); every buffer still held is released when the app leaves the
 //! foreground or another launch starts. Allocation runs on the kernel's (allocator's) account,
 //! off the launch's critical path. Simplified: one size per app, deterministic spacing.
+//!
+//! With `home_window`, `Home` brings the launcher's window to the front and allocates its
+//! BufferQueue (3 screen-sized RGBA_8888 buffers, `device::display`) the same way; they are
+//! released when the next launch starts. Simplified: the launcher's other surfaces (wallpaper,
+//! SystemUI's bars) and SurfaceFlinger's own buffers are not allocated.
 
 use super::*;
 use std::collections::VecDeque;
@@ -25,6 +30,9 @@ pub struct IoBufferDemand {
     pub live: u32,
     /// Seconds after the first frame over which a launch's buffers are spread (0: all at once).
     pub spread_s: f64,
+    /// Whether the launcher's window buffers are allocated while the user is on the home
+    /// screen ([`Simulation::io_home_window`]); false: Home allocates nothing.
+    pub home_window: bool,
 }
 
 /// Buffers currently held, the fractional-rate carry and the current launch's pending buffers.
@@ -98,6 +106,28 @@ impl Simulation {
         };
         self.collect_oom_kills(t);
         ok
+    }
+
+    /// `Home`: the launcher's window comes to the front and its BufferQueue's buffers are
+    /// allocated (`device::display`: [`device::display::WINDOW_BUFFERS`] buffers of one
+    /// screen of RGBA_8888 pixels each), held until the next launch takes the foreground
+    /// ([`Simulation::release_io_buffers`] at the launch's start). Nothing without
+    /// `home_window` or without a `[display]` in the device profile.
+    pub(super) fn io_home_window(&mut self, t: Nanos) {
+        let Some(d) = self.cfg.io_buffers else { return };
+        let Some(disp) = self.device.display.filter(|_| d.home_window) else {
+            return;
+        };
+        let n = device::display::WINDOW_BUFFERS;
+        let bytes = disp.window_buffer_bytes() / n;
+        for _ in 0..n {
+            let b = self.k.alloc_io_buffer(t, Actor::Kernel, bytes);
+            self.collect_oom_kills(t);
+            match b {
+                Ok(b) => self.io.live.push_back(b),
+                Err(_) => break,
+            }
+        }
     }
 
     /// Release every buffer still held (the app left the foreground).

@@ -5,6 +5,10 @@ use super::*;
 
 impl Simulation {
     pub(super) fn launch(&mut self, now: Nanos, app: usize, context: usize) {
+        if self.foreground.is_none() {
+            // From the home screen: the launcher's window buffers go (`io_home_window`).
+            self.release_io_buffers();
+        }
         // The previous foreground app leaves the foreground.
         if let Some(prev) = self.foreground.take() {
             if prev != app {

@@ -560,6 +560,7 @@ impl Simulation {
                                 self.send_to_background(at, prev);
                                 self.update_cached(at);
                             }
+                            self.io_home_window(at);
                         }
                         UserAction::Alloc { at, app, pages } => self.alloc(at, app, pages),
                         UserAction::Kill { at, app } => self.kill(at, app, KillReason::User),

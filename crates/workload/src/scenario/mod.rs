@@ -267,6 +267,10 @@ pub struct IoBufferSpec {
     /// Seconds after the first frame over which a launch's buffers are spread (0: all at once).
     #[serde(skip_serializing_if = "is_zero")]
     pub spread_s: f64,
+    /// Whether `Home` allocates the launcher's window buffers (3 screen-sized RGBA_8888
+    /// buffers from the device's `[display]`), held until the next launch starts.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub home_window: bool,
 }
 
 fn is_zero(x: &f64) -> bool {
@@ -319,6 +323,8 @@ struct RawIoBuffers {
     live: u64,
     #[serde(default)]
     spread_s: f64,
+    #[serde(default)]
+    home_window: bool,
 }
 
 fn three() -> u64 {
@@ -588,6 +594,7 @@ impl Scenario {
                 mb: c.num("io_buffers", "mb", b.mb, 0.0, false, 1024.0)?,
                 live: c.count("io_buffers", "live", b.live, 1, 64)? as u32,
                 spread_s: c.num("io_buffers", "spread_s", b.spread_s, 0.0, true, 3600.0)?,
+                home_window: b.home_window,
             }),
         };
         Ok(Scenario {
