@@ -44,9 +44,8 @@
 //! processes' memory). `crates/
 //! kernel/tests/ion.rs` pins the buddy-side mechanism (recycling while small blocks last,
 //! fallback into the freed blocks once the Movable lists run dry).
-
 //!
-//! Session 14, where the Nexus 10's memory goes (`hotlaunch run ismm15-livelab`, 1,000
+//! Where the Nexus 10's memory goes (`hotlaunch run ismm15-livelab`, 1,000
 //! launches; medians of the 10 s samples): 0-5 min free 1,074 MiB (anon 559, file 227, kernel
 //! incl. ION 47), 5-10 min 621 MiB free, 10-30 min 152, from 100 min on 151 (anon 1,533, file
 //! 163, kernel 51; 15 cached apps, 72 lmk kills). The `--quick` run (30 launches, 10 min) never
