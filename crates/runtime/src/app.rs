@@ -114,7 +114,9 @@ pub struct JavaApp {
     pub rt: Runtime<dyn RuntimeHooks>,
     pub bp: Arc<Blueprint>,
     pub params: JavaParams,
-    /// Heap id of each blueprint object (`NULL` until allocated).
+    /// Heap id of each blueprint object allocated so far (a prefix: `ids.len() == built`).
+    /// Reserved for the whole blueprint but filled as objects are built, so the part not built
+    /// yet takes no memory (issue 14).
     ids: Vec<ObjId>,
     /// Blueprint objects allocated so far (a prefix).
     built: usize,
@@ -191,7 +193,7 @@ impl JavaApp {
         };
         Self {
             rt,
-            ids: vec![NULL; bp.len()],
+            ids: Vec::with_capacity(bp.len()),
             built: 0,
             hclass,
             garbage_class,
@@ -225,7 +227,7 @@ impl JavaApp {
 
     /// Heap id of blueprint object `i` (`NULL` if not allocated yet).
     pub fn id_of(&self, i: u32) -> ObjId {
-        self.ids[i as usize]
+        self.ids.get(i as usize).copied().unwrap_or(NULL)
     }
 
     /// Blueprint objects allocated so far.
@@ -279,7 +281,8 @@ impl JavaApp {
                 ledger,
             )?;
             cost.merge(c);
-            self.ids[i] = id;
+            debug_assert_eq!(self.ids.len(), i);
+            self.ids.push(id);
             self.built += 1;
             // Back references to existing objects: the new object is young, no barrier needed.
             for (k, &tg) in bp.slots(i as u32).iter().enumerate() {

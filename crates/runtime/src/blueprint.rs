@@ -20,7 +20,7 @@
 
 use crate::backing::PageBacking;
 use crate::heap::{ClassId, ClassInfo, ClassKind, Heap, HeapError, ObjId, NULL, OBJECT_ALIGNMENT};
-use crate::prefix::{Column, Prefix};
+use crate::prefix::{Column, Prefix, PrefixBuilder};
 use engine::Nanos;
 
 /// Most bytes a blueprint's objects may total (its offsets are 32-bit counts of 8-byte units).
@@ -72,9 +72,9 @@ impl Blueprint {
             pos[o as usize] = k as u32;
         }
         let mut class_of = Vec::with_capacity(n);
-        let mut starts = Vec::with_capacity(n + 1);
-        let mut ref_starts = Vec::with_capacity(n + 1);
-        let mut slot_total = Vec::with_capacity(n + 1);
+        let mut starts = PrefixBuilder::with_capacity(n + 1);
+        let mut ref_starts = PrefixBuilder::with_capacity(n + 1);
+        let mut slot_total = PrefixBuilder::with_capacity(n + 1);
         let mut bp_refs = Vec::new();
         let (mut off, mut nslots) = (0u64, 0u64);
         for &o in order {
@@ -101,10 +101,10 @@ impl Blueprint {
         let mut bp = Blueprint {
             classes,
             class: Column::new(&class_of),
-            ref_start: Prefix::new(&ref_starts),
+            ref_start: ref_starts.finish(),
             refs: bp_refs,
-            slot_total: Prefix::new(&slot_total),
-            start: Prefix::new(&starts),
+            slot_total: slot_total.finish(),
+            start: starts.finish(),
             ..Default::default()
         };
         let mut roots: Vec<u32> = roots
