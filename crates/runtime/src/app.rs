@@ -276,7 +276,7 @@ impl JavaApp {
                 self.hclass[bp.class(i) as usize],
                 bp.size(i),
                 bp.nslots(i),
-                bp.slots(i as u32).len() as u32,
+                bp.nused(i as u32),
                 backing,
                 ledger,
             )?;
@@ -285,7 +285,7 @@ impl JavaApp {
             self.ids.push(id);
             self.built += 1;
             // Back references to existing objects: the new object is young, no barrier needed.
-            for (k, &tg) in bp.slots(i as u32).iter().enumerate() {
+            for (k, tg) in bp.slots(i as u32).enumerate() {
                 if tg != NULL && (tg as usize) <= i {
                     self.rt.heap.set_ref_raw(id, k as u32, self.ids[tg as usize]);
                 }
@@ -652,7 +652,7 @@ fn churn_candidates(bp: &Blueprint) -> Vec<(u32, u32, u32)> {
     // The last referring slot of each object from an earlier object (`NULL` if none).
     let mut earlier = vec![(NULL, 0u32); n];
     for s in 0..n as u32 {
-        for (k, &t) in bp.slots(s).iter().enumerate() {
+        for (k, t) in bp.slots(s).enumerate() {
             if t != NULL {
                 incoming[t as usize] += 1;
                 if t > s {
