@@ -459,6 +459,40 @@ mod tests {
     use engine::SimRng;
     use rand::SeedableRng;
 
+    /// Slots round-trip through the varint encoding whatever the distance and direction to the
+    /// target (one byte near the source, up to five across the whole index range), with nulls.
+    #[test]
+    fn slots_round_trip_near_far_and_null() {
+        for src in [0u32, 1, 63, 64, 1000, 1 << 20, u32::MAX - 1] {
+            let targets: Vec<u32> = [
+                NULL,
+                src,
+                src.wrapping_add(1),
+                src.wrapping_sub(1),
+                src.saturating_add(64),
+                src.saturating_sub(65),
+                0,
+                u32::MAX - 1,
+                src / 2,
+                NULL,
+            ]
+            .to_vec();
+            let mut bytes = Vec::new();
+            for &t in &targets {
+                encode_slot(&mut bytes, src, t);
+            }
+            let slots = Slots { bytes: &bytes, src };
+            assert_eq!(slots.len(), targets.len(), "source {src}");
+            assert_eq!(slots.collect::<Vec<_>>(), targets, "source {src}");
+        }
+        // Near targets and nulls take one byte each.
+        let mut bytes = Vec::new();
+        for t in [NULL, 500, 531, 469] {
+            encode_slot(&mut bytes, 500, t);
+        }
+        assert_eq!(bytes.len(), 4);
+    }
+
     /// The radix queue hands out exactly the earlier slots pointing to each object, by source then
     /// slot, on a generated heap (many late links, targets spread over all bit widths).
     #[test]
