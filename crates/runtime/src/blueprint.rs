@@ -28,9 +28,10 @@ pub const MAX_TOTAL_BYTES: u64 = u32::MAX as u64 * OBJECT_ALIGNMENT as u64;
 
 /// The recipe of a heap (see module docs). Object indices are allocation order.
 ///
-/// The per-object columns are stored compactly ([`crate::prefix`]: offsets as 16-bit differences
-/// within blocks, class ids in the narrowest width): blueprints were a quarter of the default
-/// day's peak memory (issue 14). Read them through the accessors.
+/// The per-object columns are stored compactly ([`crate::prefix`]: offsets as 8- or 16-bit
+/// differences within blocks, class ids in the narrowest width; reference slots as varints of
+/// the difference from their source, [`Slots`]): blueprints were a quarter of the default day's
+/// peak memory (issue 14). Read them through the accessors.
 #[derive(Debug, Clone, Default)]
 pub struct Blueprint {
     pub classes: Vec<ClassInfo>,
