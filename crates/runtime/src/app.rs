@@ -114,7 +114,9 @@ pub struct JavaApp {
     pub rt: Runtime<dyn RuntimeHooks>,
     pub bp: Arc<Blueprint>,
     pub params: JavaParams,
-    /// Heap id of each blueprint object (`NULL` until allocated).
+    /// Heap id of each blueprint object allocated so far (a prefix: `ids.len() == built`).
+    /// Reserved for the whole blueprint but filled as objects are built, so the part not built
+    /// yet takes no memory (issue 14).
     ids: Vec<ObjId>,
     /// Blueprint objects allocated so far (a prefix).
     built: usize,
@@ -191,7 +193,7 @@ impl JavaApp {
         };
         Self {
             rt,
-            ids: vec![NULL; bp.len()],
+            ids: Vec::with_capacity(bp.len()),
             built: 0,
             hclass,
             garbage_class,
@@ -225,7 +227,7 @@ impl JavaApp {
 
     /// Heap id of blueprint object `i` (`NULL` if not allocated yet).
     pub fn id_of(&self, i: u32) -> ObjId {
-        self.ids[i as usize]
+        self.ids.get(i as usize).copied().unwrap_or(NULL)
     }
 
     /// Blueprint objects allocated so far.
@@ -274,15 +276,16 @@ impl JavaApp {
                 self.hclass[bp.class(i) as usize],
                 bp.size(i),
                 bp.nslots(i),
-                bp.slots(i as u32).len() as u32,
+                bp.nused(i as u32),
                 backing,
                 ledger,
             )?;
             cost.merge(c);
-            self.ids[i] = id;
+            debug_assert_eq!(self.ids.len(), i);
+            self.ids.push(id);
             self.built += 1;
             // Back references to existing objects: the new object is young, no barrier needed.
-            for (k, &tg) in bp.slots(i as u32).iter().enumerate() {
+            for (k, tg) in bp.slots(i as u32).enumerate() {
                 if tg != NULL && (tg as usize) <= i {
                     self.rt.heap.set_ref_raw(id, k as u32, self.ids[tg as usize]);
                 }
@@ -649,7 +652,7 @@ fn churn_candidates(bp: &Blueprint) -> Vec<(u32, u32, u32)> {
     // The last referring slot of each object from an earlier object (`NULL` if none).
     let mut earlier = vec![(NULL, 0u32); n];
     for s in 0..n as u32 {
-        for (k, &t) in bp.slots(s).iter().enumerate() {
+        for (k, t) in bp.slots(s).enumerate() {
             if t != NULL {
                 incoming[t as usize] += 1;
                 if t > s {

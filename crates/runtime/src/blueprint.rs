@@ -20,7 +20,7 @@
 
 use crate::backing::PageBacking;
 use crate::heap::{ClassId, ClassInfo, ClassKind, Heap, HeapError, ObjId, NULL, OBJECT_ALIGNMENT};
-use crate::prefix::{Column, Prefix};
+use crate::prefix::{Column, Prefix, PrefixBuilder};
 use engine::Nanos;
 
 /// Most bytes a blueprint's objects may total (its offsets are 32-bit counts of 8-byte units).
@@ -28,20 +28,21 @@ pub const MAX_TOTAL_BYTES: u64 = u32::MAX as u64 * OBJECT_ALIGNMENT as u64;
 
 /// The recipe of a heap (see module docs). Object indices are allocation order.
 ///
-/// The per-object columns are stored compactly ([`crate::prefix`]: offsets as 16-bit differences
-/// within blocks, class ids in the narrowest width): blueprints were a quarter of the default
-/// day's peak memory (issue 14). Read them through the accessors.
+/// The per-object columns are stored compactly ([`crate::prefix`]: offsets as 8- or 16-bit
+/// differences within blocks, class ids in the narrowest width; reference slots as varints of
+/// the difference from their source, [`Slots`]): blueprints were a quarter of the default day's
+/// peak memory (issue 14). Read them through the accessors.
 #[derive(Debug, Clone, Default)]
 pub struct Blueprint {
     pub classes: Vec<ClassInfo>,
     /// Class of each object (index into `classes`).
     class: Column,
-    /// Reference slots (CSR) up to each object's last non-null one: object `i`'s are
-    /// `refs[ref_start[i]..ref_start[i+1]]`, each a blueprint index or [`NULL`]; its remaining
-    /// slots, up to [`Self::nslots`], are null. Generated object arrays are mostly empty slots,
-    /// which were 40% of a blueprint's bytes (issue 14).
+    /// Reference slots (CSR) up to each object's last non-null one, encoded ([`Slots`]):
+    /// object `i`'s are the bytes `refs[ref_start[i]..ref_start[i+1]]`, each slot a blueprint
+    /// index or [`NULL`]; its remaining slots, up to [`Self::nslots`], are null. Generated object
+    /// arrays are mostly empty slots, which were 40% of a blueprint's bytes (issue 14).
     ref_start: Prefix,
-    pub refs: Vec<u32>,
+    refs: Vec<u8>,
     /// Running total of the objects' reference slots (null ones included; `n + 1` entries):
     /// object `i` has `slot_total[i+1] - slot_total[i]`.
     slot_total: Prefix,
@@ -72,13 +73,13 @@ impl Blueprint {
             pos[o as usize] = k as u32;
         }
         let mut class_of = Vec::with_capacity(n);
-        let mut starts = Vec::with_capacity(n + 1);
-        let mut ref_starts = Vec::with_capacity(n + 1);
-        let mut slot_total = Vec::with_capacity(n + 1);
+        let mut starts = PrefixBuilder::with_capacity(n + 1);
+        let mut ref_starts = PrefixBuilder::with_capacity(n + 1);
+        let mut slot_total = PrefixBuilder::with_capacity(n + 1);
         let mut bp_refs = Vec::new();
         let (mut off, mut nslots) = (0u64, 0u64);
-        for &o in order {
-            let o = o as usize;
+        for (src, &o) in order.iter().enumerate() {
+            let (src, o) = (src as u32, o as usize);
             class_of.push(class[o]);
             starts.push(off);
             off += (Heap::aligned(size[o]) / OBJECT_ALIGNMENT) as u64;
@@ -92,7 +93,7 @@ impl Blueprint {
             nslots += slots.len() as u64;
             let used = slots.iter().rposition(|&t| t != NULL).map_or(0, |k| k + 1);
             for &t in &slots[..used] {
-                bp_refs.push(if t == NULL { NULL } else { pos[t as usize] });
+                encode_slot(&mut bp_refs, src, if t == NULL { NULL } else { pos[t as usize] });
             }
         }
         starts.push(off);
@@ -101,10 +102,10 @@ impl Blueprint {
         let mut bp = Blueprint {
             classes,
             class: Column::new(&class_of),
-            ref_start: Prefix::new(&ref_starts),
+            ref_start: ref_starts.finish(),
             refs: bp_refs,
-            slot_total: Prefix::new(&slot_total),
-            start: Prefix::new(&starts),
+            slot_total: slot_total.finish(),
+            start: starts.finish(),
             ..Default::default()
         };
         let mut roots: Vec<u32> = roots
@@ -172,9 +173,18 @@ impl Blueprint {
 
     /// Reference slots of object `i` up to its last non-null one (the rest are null).
     #[inline]
-    pub fn slots(&self, i: u32) -> &[u32] {
-        let i = i as usize;
-        &self.refs[self.ref_start.get(i) as usize..self.ref_start.get(i + 1) as usize]
+    pub fn slots(&self, i: u32) -> Slots<'_> {
+        let k = i as usize;
+        Slots {
+            bytes: &self.refs[self.ref_start.get(k) as usize..self.ref_start.get(k + 1) as usize],
+            src: i,
+        }
+    }
+
+    /// Number of reference slots of object `i` up to its last non-null one (stored slots).
+    #[inline]
+    pub fn nused(&self, i: u32) -> u32 {
+        self.slots(i).len() as u32
     }
 
     /// Number of objects whose logical start is below `bytes` (the objects to allocate to build
@@ -241,12 +251,12 @@ impl Blueprint {
                 hclass[self.class(i) as usize],
                 self.size(i),
                 self.nslots(i),
-                self.slots(i as u32).len() as u32,
+                self.nused(i as u32),
                 backing,
             )?);
         }
         for i in 0..self.len() {
-            for (k, &t) in self.slots(i as u32).iter().enumerate() {
+            for (k, t) in self.slots(i as u32).enumerate() {
                 if t != NULL {
                     heap.set_ref_raw(ids[i], k as u32, ids[t as usize]);
                 }
@@ -257,6 +267,72 @@ impl Blueprint {
         }
         Ok(ids)
     }
+}
+
+/// A blueprint object's stored reference slots, decoded in order ([`Blueprint::slots`]).
+///
+/// Each slot is a LEB128 varint (7 bits a byte, high bit set on all but the last byte) of 0 for
+/// [`NULL`], else 1 + the zigzag-encoded difference between the target's index and the source's:
+/// objects are in depth-first copy order, so most targets sit near their source and take one or
+/// two bytes rather than four (blueprint reference slots were 7% of the default day's peak
+/// memory; issue 14).
+#[derive(Debug, Clone)]
+pub struct Slots<'a> {
+    bytes: &'a [u8],
+    src: u32,
+}
+
+impl Iterator for Slots<'_> {
+    type Item = u32;
+
+    #[inline]
+    fn next(&mut self) -> Option<u32> {
+        let (&b0, rest) = self.bytes.split_first()?;
+        self.bytes = rest;
+        let mut v = (b0 & 0x7f) as u64;
+        if b0 & 0x80 != 0 {
+            let mut shift = 7;
+            loop {
+                let (&b, rest) = self.bytes.split_first().expect("a slot's last byte");
+                self.bytes = rest;
+                v |= ((b & 0x7f) as u64) << shift;
+                shift += 7;
+                if b & 0x80 == 0 {
+                    break;
+                }
+            }
+        }
+        if v == 0 {
+            return Some(NULL);
+        }
+        let z = v - 1;
+        let d = (z >> 1) as i64 ^ -((z & 1) as i64);
+        Some((self.src as i64 + d) as u32)
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.bytes.iter().filter(|&&b| b & 0x80 == 0).count();
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for Slots<'_> {}
+
+/// Append slot target `t` (a blueprint index or [`NULL`]) of object `src` in the [`Slots`]
+/// encoding.
+fn encode_slot(out: &mut Vec<u8>, src: u32, t: u32) {
+    let mut v = if t == NULL {
+        0
+    } else {
+        let d = t as i64 - src as i64;
+        ((d << 1) ^ (d >> 63)) as u64 + 1
+    };
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
 }
 
 /// The *late links* of a blueprint's objects, found while they are allocated in order: the slots
@@ -299,7 +375,7 @@ impl LateLinks {
 
     /// Object `s` was allocated: queue its slots pointing to later objects.
     pub fn allocated(&mut self, bp: &Blueprint, s: u32) {
-        for (k, &t) in bp.slots(s).iter().enumerate() {
+        for (k, t) in bp.slots(s).enumerate() {
             if t != NULL && t > s {
                 debug_assert!(t >= self.last, "targets are queued past the last one asked for");
                 let b = self.bucket(t);
@@ -384,6 +460,40 @@ mod tests {
     use engine::SimRng;
     use rand::SeedableRng;
 
+    /// Slots round-trip through the varint encoding whatever the distance and direction to the
+    /// target (one byte near the source, up to five across the whole index range), with nulls.
+    #[test]
+    fn slots_round_trip_near_far_and_null() {
+        for src in [0u32, 1, 63, 64, 1000, 1 << 20, u32::MAX - 1] {
+            let targets: Vec<u32> = [
+                NULL,
+                src,
+                src.wrapping_add(1),
+                src.wrapping_sub(1),
+                src.saturating_add(64),
+                src.saturating_sub(65),
+                0,
+                u32::MAX - 1,
+                src / 2,
+                NULL,
+            ]
+            .to_vec();
+            let mut bytes = Vec::new();
+            for &t in &targets {
+                encode_slot(&mut bytes, src, t);
+            }
+            let slots = Slots { bytes: &bytes, src };
+            assert_eq!(slots.len(), targets.len(), "source {src}");
+            assert_eq!(slots.collect::<Vec<_>>(), targets, "source {src}");
+        }
+        // Near targets and nulls take one byte each.
+        let mut bytes = Vec::new();
+        for t in [NULL, 500, 531, 469] {
+            encode_slot(&mut bytes, 500, t);
+        }
+        assert_eq!(bytes.len(), 4);
+    }
+
     /// The radix queue hands out exactly the earlier slots pointing to each object, by source then
     /// slot, on a generated heap (many late links, targets spread over all bit widths).
     #[test]
@@ -395,7 +505,7 @@ mod tests {
         let bp = spec.blueprint(&mut SimRng::seed_from_u64(7));
         let mut want = Vec::new();
         for s in 0..bp.len() as u32 {
-            for (k, &t) in bp.slots(s).iter().enumerate() {
+            for (k, t) in bp.slots(s).enumerate() {
                 if t != NULL && t > s {
                     want.push((t, s, k as u32));
                 }

@@ -52,7 +52,7 @@ pub fn depths(bp: &Blueprint) -> Vec<u32> {
         q.push_back(r);
     }
     while let Some(o) = q.pop_front() {
-        for &c in bp.slots(o) {
+        for c in bp.slots(o) {
             if c != NULL && d[c as usize] == u32::MAX {
                 d[c as usize] = d[o as usize] + 1;
                 q.push_back(c);
