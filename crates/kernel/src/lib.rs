@@ -444,13 +444,7 @@ impl Kernel {
         let stamped = params.global_lru && params.node_lru_by_page_age;
         Ok(Kernel {
             params,
-            pt: {
-                let mut pt = PageTable::default();
-                if stamped {
-                    pt.enable_stamps();
-                }
-                pt
-            },
+            pt: PageTable::with_stamps(stamped),
             procs: Vec::new(),
             vmas: Vec::new(),
             mmap_miss: Vec::new(),

@@ -247,6 +247,15 @@ impl PageTable {
         self.stamp.resize(self.pages.len(), 0);
     }
 
+    /// An empty page table, keeping node-LRU age stamps if `stamps`.
+    pub fn with_stamps(stamps: bool) -> Self {
+        let mut t = Self::default();
+        if stamps {
+            t.enable_stamps();
+        }
+        t
+    }
+
     /// Whether node-LRU age stamps are kept.
     pub fn stamps_enabled(&self) -> bool {
         self.stamps_on
