@@ -119,6 +119,13 @@ pub struct AndroidProfile {
     /// when absent: true (hotlaunch's per-app lruvecs; profiles set the AOSP value explicitly).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub per_app_memcg: Option<bool>,
+    /// With one global LRU (`per_app_memcg = false`): order the node's lists by page age, as
+    /// Linux's single node lruvec does (every page stamped when put at a list head; reclaim takes
+    /// the oldest tail across all processes). `false` (default): the older approximation that
+    /// reclaims whole processes in `oom_score_adj` order (oldest cached app first, system
+    /// processes last). No effect with per-app memcgs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_lru_by_page_age: Option<bool>,
     /// ART's heap growth multiplier while an app is in the foreground (`-XX:ForegroundHeap
     /// GrowthMultiplier`, `dalvik.vm.foreground-heap-growth-multiplier`); at least 1. Default:
     /// 3.0 on Android ≥ 8 (2.0 + 1.0 extra with CC), 2.0 on Android 5–7, 1.0 before.
@@ -406,6 +413,7 @@ const SCHEMA: &[(&str, &[&str])] = &[
             "app_compaction",
             "lmkd_low_mem",
             "per_app_memcg",
+            "node_lru_by_page_age",
             "foreground_heap_growth_multiplier",
             "background_heap_growth_multiplier",
             "ui_trim",

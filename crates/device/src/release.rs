@@ -72,6 +72,7 @@ impl AndroidProfile {
         self.app_compaction = o.app_compaction.or(self.app_compaction);
         self.lmkd_low_mem = o.lmkd_low_mem.or(self.lmkd_low_mem);
         self.per_app_memcg = o.per_app_memcg.or(self.per_app_memcg);
+        self.node_lru_by_page_age = o.node_lru_by_page_age.or(self.node_lru_by_page_age);
         self.foreground_heap_growth_multiplier = o
             .foreground_heap_growth_multiplier
             .or(self.foreground_heap_growth_multiplier);
@@ -177,6 +178,8 @@ pub struct StockFeatures {
     pub lmkd_low_mem: bool,
     /// [`AndroidProfile::per_app_memcg`]; false: one global LRU.
     pub per_app_memcg: bool,
+    /// [`AndroidProfile::node_lru_by_page_age`]; false: the global LRU by process age.
+    pub node_lru_by_page_age: bool,
     pub app_compaction: bool,
     pub foreground_heap_growth_multiplier: f64,
     pub background_heap_growth_multiplier: f64,
@@ -259,6 +262,7 @@ impl DeviceProfile {
             lmkd_kills: a.lmkd_kills.unwrap_or(true),
             lmkd_low_mem: a.lmkd_low_mem.unwrap_or(newer(Release::new(13, 0))),
             per_app_memcg: a.per_app_memcg.unwrap_or(true),
+            node_lru_by_page_age: a.node_lru_by_page_age.unwrap_or(false),
             app_compaction: a.app_compaction.unwrap_or(newer(Release::new(13, 0))),
             foreground_heap_growth_multiplier: a.foreground_heap_growth_multiplier.unwrap_or(fg),
             background_heap_growth_multiplier: a.background_heap_growth_multiplier.unwrap_or(1.0),

@@ -385,6 +385,15 @@ fn releases_are_checked_and_decide_the_stock_features() {
     assert_eq!(xl.foreground_heap_growth_multiplier, 2.0);
     // Android 7.1 puts apps in /acct only (libprocessgroup without USE_MEMCG): one global LRU.
     assert!(!xl.per_app_memcg && !p3.per_app_memcg);
+    // The node LRU by page age is opt-in (`[android] node_lru_by_page_age`), and a scenario's
+    // `[android]` key overrides the profile's.
+    assert!(!xl.node_lru_by_page_age && !p3.node_lru_by_page_age);
+    let mut d = DeviceProfile::builtin("pixel3").unwrap();
+    d.android.merge(&hotlaunch_device::AndroidProfile {
+        node_lru_by_page_age: Some(true),
+        ..Default::default()
+    });
+    assert!(d.stock().node_lru_by_page_age && !d.stock().per_app_memcg);
     // 64-bit: the cached slots are 147456 × 3/2 and 184320 × 7/4 KiB.
     assert_eq!(xl.minfree[4], (900, 147456 * 3 / 2 / 4));
     assert_eq!(xl.minfree[5], (950, 184320 * 7 / 4 / 4));

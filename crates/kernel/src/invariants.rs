@@ -107,10 +107,19 @@ impl Kernel {
                 let mut n = 0u32;
                 let mut i = proc.lru.tail[l as usize];
                 let mut prev = NIL;
+                let stamped = self.pt.stamps_enabled();
                 while i != NIL {
                     let p = &self.pt.pages[i as usize];
                     if p.lru != l || p.pid != proc.pid || p.next != prev {
                         return Err(format!("lru {} of pid {} broken at page {i}", l.name(), proc.pid));
+                    }
+                    // Node-LRU stamps grow from tail to head (the merge relies on it).
+                    if stamped && prev != NIL && self.pt.stamp[i as usize] < self.pt.stamp[prev as usize] {
+                        return Err(format!(
+                            "lru {} of pid {}: page {i} is newer than page {prev} nearer the tail",
+                            l.name(),
+                            proc.pid
+                        ));
                     }
                     n += 1;
                     prev = i;

@@ -52,6 +52,7 @@ mod kswapd;
 pub mod locality;
 mod madvise;
 pub mod mm;
+mod node_lru;
 pub mod psi;
 mod reclaim;
 pub mod swap;
@@ -137,6 +138,10 @@ pub struct KernelParams {
     /// cgroups (`ro.config.per_app_memcg` false) charges every app to the root memcg
     /// ([`reclaim`]'s `shrink_global`).
     pub global_lru: bool,
+    /// With [`Self::global_lru`]: the node's lists ordered by page age (pages stamped when put
+    /// at a list head, reclaim takes the oldest tail across processes: `shrink_global_by_age`)
+    /// instead of whole processes in `oom_score_adj` order (`[android] node_lru_by_page_age`).
+    pub node_lru_by_page_age: bool,
     /// A file refault's distance is compared with active anon + file (kernel >= 5.9, and
     /// profiles without a release), else with active file only (see `fault.rs`).
     pub refault_anon_challenge: bool,
@@ -430,14 +435,16 @@ impl Kernel {
                 .filter(|r| (r.major, r.minor) < (4, 4))
                 .map(|_| k.min_free_order_shift),
             global_lru: !device.stock().per_app_memcg,
+            node_lru_by_page_age: device.stock().node_lru_by_page_age,
             refault_anon_challenge: device
                 .kernel_release()
                 .is_none_or(|r| (r.major, r.minor) >= (5, 9)),
         };
         let nbackends = backends.len();
+        let stamped = params.global_lru && params.node_lru_by_page_age;
         Ok(Kernel {
             params,
-            pt: PageTable::default(),
+            pt: PageTable::with_stamps(stamped),
             procs: Vec::new(),
             vmas: Vec::new(),
             mmap_miss: Vec::new(),

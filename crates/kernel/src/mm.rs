@@ -7,6 +7,12 @@
 //! `Page::prev/next`, one set of five lists per process (a memcg `lruvec`: Android puts each app in
 //! its own memory cgroup).
 //!
+//! Node-LRU age stamps (`PageTable::stamp`, only kept when [`PageTable::enable_stamps`] was
+//! called): a global counter value written each time a page is put at the head of a list (0 at
+//! the tail), so every list is sorted by stamp from tail to head and the node's one LRU list of
+//! a kind (a kernel without per-app memcgs) is the merge of the processes' lists by stamp
+//! (`reclaim.rs`, `shrink_global_by_age`). A dense `Vec<u32>` beside the pages, not a page field.
+//!
 //! Simplified vs Linux: a page belongs to exactly one process (no shared anonymous or page-cache
 //! pages between processes); file pages are the process's own view of its mapped files.
 
@@ -227,15 +233,57 @@ impl RangeAllocator {
 pub struct PageTable {
     pub pages: Vec<Page>,
     pub ranges: RangeAllocator,
+    /// Node-LRU age stamp per page slot (empty unless stamps are enabled; see the module doc).
+    pub stamp: Vec<u32>,
+    /// The last stamp handed out.
+    pub clock: u32,
+    stamps_on: bool,
 }
 
 impl PageTable {
+    /// Keep node-LRU age stamps from now on (pages already on lists keep stamp 0).
+    pub fn enable_stamps(&mut self) {
+        self.stamps_on = true;
+        self.stamp.resize(self.pages.len(), 0);
+    }
+
+    /// An empty page table, keeping node-LRU age stamps if `stamps`.
+    pub fn with_stamps(stamps: bool) -> Self {
+        let mut t = Self::default();
+        if stamps {
+            t.enable_stamps();
+        }
+        t
+    }
+
+    /// Whether node-LRU age stamps are kept.
+    pub fn stamps_enabled(&self) -> bool {
+        self.stamps_on
+    }
+
+    /// The next stamp for a page put at a list head. Before the counter would wrap, every stamp is
+    /// halved (a monotone map: each list stays sorted; pages never re-stamped since may tie).
+    #[inline]
+    fn next_stamp(&mut self) -> u32 {
+        if self.clock == u32::MAX {
+            for s in &mut self.stamp {
+                *s >>= 1;
+            }
+            self.clock >>= 1;
+        }
+        self.clock += 1;
+        self.clock
+    }
+
     /// Reserve `len` page slots, initialised to `state` for `pid`.
     pub fn map(&mut self, pid: Pid, len: u32, kind: PageKind, state: PageState, exec: bool) -> PageIdx {
         let first = self.ranges.alloc(len);
         let end = (first + len) as usize;
         if self.pages.len() < end {
             self.pages.resize(end, Page::FREED);
+            if self.stamps_on {
+                self.stamp.resize(end, 0);
+            }
         }
         let init = Page {
             pid,
@@ -277,6 +325,10 @@ impl PageTable {
         }
         lru.head[l] = idx;
         lru.len[l] += 1;
+        if self.stamps_on {
+            let s = self.next_stamp();
+            self.stamp[idx as usize] = s;
+        }
     }
 
     /// Add `idx` at the tail (reclaimed first) of `list`.
@@ -297,6 +349,10 @@ impl PageTable {
         }
         lru.tail[l] = idx;
         lru.len[l] += 1;
+        if self.stamps_on {
+            // The node's tail: older than every page put at a head.
+            self.stamp[idx as usize] = 0;
+        }
     }
 
     /// Remove `idx` from whatever list it is on.

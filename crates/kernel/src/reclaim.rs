@@ -1,7 +1,9 @@
 //! Page reclaim (mm/vmscan.c): `shrink_node` → per-process `shrink_lruvec` → `shrink_list`.
 //! With per-app memcgs every process's lruvec gets its own `size >> priority` targets (in the
 //! policy's `lruvec_order`); with one global LRU (`KernelParams::global_lru`) the node's targets
-//! are taken from the processes oldest first (`shrink_global`), unless the reclaim hook keeps
+//! are taken from the processes oldest first (`shrink_global`), or with
+//! `KernelParams::node_lru_by_page_age` from the node's lists merged by page age
+//! (`node_lru.rs`, `shrink_global_by_age`), unless the reclaim hook keeps
 //! lists of its own across processes (`ReclaimHook::orders_across_processes`, Ariadne).
 //!
 //! Modelled: scan targets per LRU list of `size >> priority`, split between anon and file by
@@ -41,15 +43,15 @@ pub(crate) struct ReclaimOutcome {
     pub writeback: u64,
 }
 
-struct ScanCtx {
+pub(crate) struct ScanCtx {
     sc: ScanControl,
     now: Nanos,
     actor: Actor,
-    nr_to_reclaim: u64,
+    pub(crate) nr_to_reclaim: u64,
     /// kswapd keeps scanning its targets; direct reclaim stops once it has enough.
-    background: bool,
-    may_swap: bool,
-    out: ReclaimOutcome,
+    pub(crate) background: bool,
+    pub(crate) may_swap: bool,
+    pub(crate) out: ReclaimOutcome,
     reclaim_ns: Nanos,
     compress_ns: Nanos,
     /// Page migrations of region-granular file reclaim (charged as compaction).
@@ -61,7 +63,7 @@ struct ScanCtx {
 }
 
 /// The lists a reclaim pass scans, in `get_scan_count` order (anon first).
-const SCAN_LISTS: [LruList; 4] = [
+pub(crate) const SCAN_LISTS: [LruList; 4] = [
     LruList::InactiveAnon,
     LruList::ActiveAnon,
     LruList::InactiveFile,
@@ -70,7 +72,12 @@ const SCAN_LISTS: [LruList; 4] = [
 
 /// `get_scan_count`'s targets for lists of sizes `len` at `priority`: `size >> priority`, split
 /// between anon and file by `anon_num / anon_den`.
-fn scan_targets(len: [u32; NR_LRU_LISTS], priority: u32, anon_num: u64, anon_den: u64) -> [u64; 4] {
+pub(crate) fn scan_targets(
+    len: [u32; NR_LRU_LISTS],
+    priority: u32,
+    anon_num: u64,
+    anon_den: u64,
+) -> [u64; 4] {
     let mut target = [0u64; 4];
     for (i, l) in SCAN_LISTS.into_iter().enumerate() {
         let size = len[l as usize] as u64;
@@ -86,6 +93,14 @@ fn scan_targets(len: [u32; NR_LRU_LISTS], priority: u32, anon_num: u64, anon_den
         };
     }
     target
+}
+
+/// `inactive_list_is_low` for lists of `inactive` and `active` pages: the inactive list should
+/// hold at least `1 / sqrt(10 × GB)` of the pair.
+pub(crate) fn inactive_is_low_for(inactive: u64, active: u64) -> bool {
+    let gb = (inactive + active) >> (30 - PAGE_SHIFT);
+    let ratio = if gb > 0 { isqrt(10 * gb) } else { 1 };
+    inactive * ratio < active
 }
 
 fn isqrt(x: u64) -> u64 {
@@ -173,7 +188,9 @@ impl Kernel {
             order.clear();
         }
         let (anon_frac, denom) = self.anon_fraction(priority, ctx.may_swap);
-        if global {
+        if global && self.params.node_lru_by_page_age {
+            self.shrink_global_by_age(&order, priority, anon_frac, denom, &mut ctx);
+        } else if global {
             self.shrink_global(&mut order, priority, anon_frac, denom, &mut ctx);
         } else {
             for &pid in &order {
@@ -235,10 +252,7 @@ impl Kernel {
     fn inactive_is_low(&self, pid: Pid, anon: bool) -> bool {
         let lru = &self.procs[pid as usize].lru;
         let (ia, aa) = (LruList::inactive(anon) as usize, LruList::active(anon) as usize);
-        let (inactive, active) = (lru.len[ia] as u64, lru.len[aa] as u64);
-        let gb = (inactive + active) >> (30 - PAGE_SHIFT);
-        let ratio = if gb > 0 { isqrt(10 * gb) } else { 1 };
-        inactive * ratio < active
+        inactive_is_low_for(lru.len[ia] as u64, lru.len[aa] as u64)
     }
 
     /// A global LRU (no per-app memcg): the node's scan targets (`size >> priority` of the lists
@@ -310,7 +324,7 @@ impl Kernel {
 
     /// `shrink_active_list`: move pages from the active tail to the inactive head, clearing the
     /// accessed bit; referenced executable file pages stay active.
-    fn shrink_active(&mut self, pid: Pid, anon: bool, n: u64, ctx: &mut ScanCtx) {
+    pub(crate) fn shrink_active(&mut self, pid: Pid, anon: bool, n: u64, ctx: &mut ScanCtx) {
         let active = LruList::active(anon);
         for _ in 0..n {
             let idx = self.procs[pid as usize].lru.tail[active as usize];
@@ -334,7 +348,7 @@ impl Kernel {
     }
 
     /// `shrink_inactive_list` + `shrink_folio_list` for up to `n` pages from the inactive tail.
-    fn shrink_inactive(&mut self, pid: Pid, anon: bool, n: u64, ctx: &mut ScanCtx) {
+    pub(crate) fn shrink_inactive(&mut self, pid: Pid, anon: bool, n: u64, ctx: &mut ScanCtx) {
         let inactive = LruList::inactive(anon);
         for _ in 0..n {
             let idx = self.procs[pid as usize].lru.tail[inactive as usize];

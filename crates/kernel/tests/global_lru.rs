@@ -1,6 +1,7 @@
 //! Reclaim with one global LRU (`[android] per_app_memcg = false`, the AOSP default on phones
 //! that are not low-RAM devices) takes the pages of the app used longest ago first; with per-app
-//! lruvecs every app loses pages in proportion to its lists.
+//! lruvecs every app loses pages in proportion to its lists. With `node_lru_by_page_age` the
+//! node's lists are ordered by when each page was last put at a list head, whatever its process.
 
 mod support;
 
@@ -32,12 +33,31 @@ fn lost(per_app_memcg: bool, evict: u32) -> (u32, u32) {
 
 /// [`lost`] with the given kernel hooks.
 fn lost_with(per_app_memcg: bool, hooks: kernel::hooks::KernelHooks, evict: u32) -> (u32, u32) {
+    lost_procs(
+        per_app_memcg,
+        false,
+        [("old", 990), ("recent", 910)],
+        hooks,
+        evict,
+    )
+}
+
+/// [`lost`] for two processes (name, adj) whose file pages are read in this order, with the
+/// node's LRU ordered by page age or not.
+fn lost_procs(
+    per_app_memcg: bool,
+    by_page_age: bool,
+    procs: [(&str, i16); 2],
+    hooks: kernel::hooks::KernelHooks,
+    evict: u32,
+) -> (u32, u32) {
     let mut d = support::small_device();
     d.android.per_app_memcg = Some(per_app_memcg);
+    d.android.node_lru_by_page_age = Some(by_page_age);
     let mut k = Kernel::new(&d, support::contents(), Vec::new(), hooks).unwrap();
     let n = 3000;
     let mut maps = Vec::new();
-    for (name, adj) in [("old", 990), ("recent", 910)] {
+    for (name, adj) in procs {
         let pid = k.spawn(name, adj, 1);
         let f = k.mmap(pid, n, PageKind::File, false, SRC).unwrap();
         k.access_range(0, Actor::AppMain(pid), f, n, false).unwrap();
@@ -114,5 +134,32 @@ fn a_hook_with_its_own_lists_orders_reclaim_on_a_global_lru_too() {
     assert_eq!(
         old, 0,
         "the app the hook spares keeps every page (a global LRU would take it first)"
+    );
+}
+
+/// A system process's file pages read long ago and never used since.
+fn old_system_and_recent_app(by_page_age: bool) -> (u32, u32) {
+    let procs = [("system_server", -900), ("recent", 910)];
+    lost_procs(false, by_page_age, procs, Default::default(), 2000)
+}
+
+#[test]
+fn a_node_lru_by_page_age_reclaims_old_system_pages_before_a_recent_apps() {
+    let (system, recent) = old_system_and_recent_app(true);
+    assert!(system + recent >= 2000, "pressure evicted {system} + {recent}");
+    assert!(
+        recent * 10 <= system,
+        "node LRU by page age: the system process's older pages go first (system lost \
+         {system}, recent app {recent})"
+    );
+}
+
+#[test]
+fn the_process_order_spares_system_processes_whatever_the_page_age() {
+    let (system, recent) = old_system_and_recent_app(false);
+    assert!(system + recent >= 2000, "pressure evicted {system} + {recent}");
+    assert!(
+        system * 10 <= recent,
+        "oom_score_adj order: system processes last (system lost {system}, recent app {recent})"
     );
 }

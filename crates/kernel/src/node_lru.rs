@@ -1,0 +1,211 @@
+//! One node-wide LRU ordered by page age, for a kernel without per-app memcgs
+//! (`KernelParams::global_lru` with `KernelParams::node_lru_by_page_age`).
+//!
+//! Linux 4.9 (mm/vmscan.c): with every app charged to the root memcg, `shrink_node` calls
+//! `shrink_node_memcg` on the node's single lruvec. `get_scan_count` sets `size >> priority`
+//! targets on the node's lists; the loop takes `min(nr[lru], SWAP_CLUSTER_MAX)` of each
+//! evictable list in turn (`for_each_evictable_lru`: inactive anon, active anon, inactive file,
+//! active file) through `shrink_list`, which ages an active list only while
+//! `inactive_list_is_low` holds for the node's lists (`inactive × sqrt(10 × GB) < active`);
+//! after the loop the active anon list is aged once more if the node's inactive anon list is
+//! low. Each batch is isolated from the tail of the node's list: the pages put at a list head
+//! longest ago, whichever process they belong to.
+//!
+//! Modelled exactly on top of per-process lists: every page is stamped with a global counter
+//! when it is put at a list head (`mm::PageTable::stamp`; 0 when put at a tail), so each
+//! process's list is sorted by stamp and the node's list is their merge. A batch of `n` pages of
+//! a list kind is taken as runs: the process whose tail is oldest (ties: lowest pid) gives the
+//! pages of its tail that are older than every other process's tail, through the same
+//! `shrink_inactive` / `shrink_active` as per-process reclaim (same per-page costs and verdicts).
+//! The oldest tail is a linear minimum over the live processes per run.
+//! Simplified: scan targets and the stop rule are those of the per-process model (direct
+//! reclaim stops after a round of batches once it has enough; no proportional rebalancing of
+//! the remaining targets as in `shrink_node_memcg`).
+
+use crate::mm::{LruVec, PageTable};
+use crate::reclaim::{inactive_is_low_for, scan_targets, ScanCtx, SCAN_LISTS};
+use crate::types::*;
+use crate::{Kernel, SWAP_CLUSTER_MAX};
+
+impl Kernel {
+    /// `shrink_node_memcg` on the node's one lruvec: the node's `size >> priority` targets,
+    /// taken in batches of at most `SWAP_CLUSTER_MAX` from the oldest pages across `pids`.
+    pub(crate) fn shrink_global_by_age(
+        &mut self,
+        pids: &[Pid],
+        priority: u32,
+        anon_num: u64,
+        anon_den: u64,
+        ctx: &mut ScanCtx,
+    ) {
+        let mut nr = scan_targets(self.node_lens(pids), priority, anon_num, anon_den);
+        while nr.iter().any(|&t| t > 0) {
+            for (i, l) in SCAN_LISTS.into_iter().enumerate() {
+                let n = nr[i].min(SWAP_CLUSTER_MAX as u64);
+                if n == 0 {
+                    continue;
+                }
+                nr[i] -= n;
+                let anon = i < 2;
+                // `shrink_list`: an active list is aged only while its inactive list is low.
+                if l == LruList::inactive(anon) || self.node_inactive_is_low(pids, anon) {
+                    self.node_shrink_list(pids, l, n, ctx);
+                }
+            }
+            if !ctx.background && ctx.out.reclaimed >= ctx.nr_to_reclaim {
+                break;
+            }
+        }
+        // Keep the node's anon inactive list from running dry (after the loop, as in 4.9).
+        if ctx.may_swap && self.node_inactive_is_low(pids, true) {
+            self.node_shrink_list(pids, LruList::ActiveAnon, SWAP_CLUSTER_MAX as u64, ctx);
+        }
+    }
+
+    /// The node's list sizes: the live processes' lists summed.
+    fn node_lens(&self, pids: &[Pid]) -> [u32; NR_LRU_LISTS] {
+        let mut lens = [0u32; NR_LRU_LISTS];
+        for p in pids.iter().filter_map(|&pid| self.procs.get(pid as usize)) {
+            if p.alive {
+                for (l, n) in lens.iter_mut().zip(p.lru.len) {
+                    *l = l.saturating_add(n);
+                }
+            }
+        }
+        lens
+    }
+
+    /// `inactive_list_is_low` on the node's lists.
+    fn node_inactive_is_low(&self, pids: &[Pid], anon: bool) -> bool {
+        let lens = self.node_lens(pids);
+        let (ia, aa) = (LruList::inactive(anon) as usize, LruList::active(anon) as usize);
+        inactive_is_low_for(lens[ia] as u64, lens[aa] as u64)
+    }
+
+    /// Scan up to `n` pages from the tail of the node's `list` (the merge of the processes'
+    /// lists by stamp), in runs of one process each.
+    fn node_shrink_list(&mut self, pids: &[Pid], list: LruList, n: u64, ctx: &mut ScanCtx) {
+        let mut left = n;
+        while left > 0 {
+            let lrus = pids
+                .iter()
+                .filter_map(|&pid| self.procs.get(pid as usize))
+                .filter(|p| p.alive)
+                .map(|p| (p.pid, &p.lru));
+            let Some((pid, k)) = oldest_run(&self.pt, lrus, list, left) else {
+                break;
+            };
+            let anon = matches!(list, LruList::InactiveAnon | LruList::ActiveAnon);
+            if list == LruList::inactive(anon) {
+                self.shrink_inactive(pid, anon, k, ctx);
+            } else {
+                self.shrink_active(pid, anon, k, ctx);
+            }
+            left -= k;
+        }
+    }
+}
+
+/// The next run of the node's `list` over the processes' lruvecs `lrus`: the process with the
+/// oldest tail (by `(stamp, pid)`) and how many of its tail pages (at most `max`, at least 1) come
+/// before every other process's tail. `None` when the node's list is empty.
+pub(crate) fn oldest_run<'a>(
+    pt: &PageTable,
+    lrus: impl Iterator<Item = (Pid, &'a LruVec)>,
+    list: LruList,
+    max: u64,
+) -> Option<(Pid, u64)> {
+    let l = list as usize;
+    let mut best: Option<(u32, Pid, PageIdx)> = None;
+    let mut second: Option<(u32, Pid)> = None;
+    for (pid, lru) in lrus {
+        let tail = lru.tail[l];
+        if tail == NIL {
+            continue;
+        }
+        let key = (pt.stamp[tail as usize], pid);
+        if best.is_none_or(|b| key < (b.0, b.1)) {
+            second = best.map(|b| (b.0, b.1));
+            best = Some((key.0, key.1, tail));
+        } else if second.is_none_or(|s| key < s) {
+            second = Some(key);
+        }
+    }
+    let (_, pid, mut i) = best?;
+    let mut k = 0u64;
+    while k < max && i != NIL && second.is_none_or(|s| (pt.stamp[i as usize], pid) < s) {
+        k += 1;
+        i = pt.pages[i as usize].prev;
+    }
+    Some((pid, k))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Ops on `procs` lruvecs of one list kind: (process, op, page choice).
+    fn apply(t: &mut PageTable, lrus: &mut [LruVec], first: PageIdx, ops: &[(usize, u8, u32)]) {
+        let list = LruList::InactiveFile;
+        let per = 64u32;
+        for &(p, op, c) in ops {
+            let p = p % lrus.len();
+            let idx = first + p as u32 * per + c % per;
+            let on = t.pages[idx as usize].lru != LruList::None;
+            match (op % 4, on) {
+                (0, false) => t.lru_add_head(&mut lrus[p], idx, list),
+                (1, false) => t.lru_add_tail(&mut lrus[p], idx, list),
+                (2, true) => t.lru_del(&mut lrus[p], idx),
+                (_, true) => t.lru_move_head(&mut lrus[p], idx, list),
+                _ => t.lru_add_head(&mut lrus[p], idx, list),
+            }
+        }
+    }
+
+    proptest! {
+        /// Taking runs from the node's list visits every page in `(stamp, pid)` order: the
+        /// merge of the per-process lists is the node's one list ordered by age.
+        #[test]
+        fn the_node_merge_visits_pages_in_stamp_order(
+            nprocs in 1usize..6,
+            ops in prop::collection::vec((0usize..6, 0u8..4, 0u32..64), 0..400),
+            max in 1u64..40,
+        ) {
+            let mut t = PageTable::default();
+            t.enable_stamps();
+            let first = t.map(0, 64 * nprocs as u32, PageKind::File, PageState::Resident, false);
+            let mut lrus = vec![LruVec::new(); nprocs];
+            apply(&mut t, &mut lrus, first, &ops);
+            let total: u32 = lrus.iter().map(|l| l.len[LruList::InactiveFile as usize]).sum();
+            let mut seen = Vec::new();
+            loop {
+                let it = lrus.iter().enumerate().map(|(p, l)| (p as Pid, l));
+                let Some((pid, k)) = oldest_run(&t, it, LruList::InactiveFile, max) else { break };
+                prop_assert!(k >= 1 && k <= max);
+                for _ in 0..k {
+                    let idx = lrus[pid as usize].tail[LruList::InactiveFile as usize];
+                    seen.push((t.stamp[idx as usize], pid));
+                    t.lru_del(&mut lrus[pid as usize], idx);
+                }
+            }
+            prop_assert_eq!(seen.len() as u32, total);
+            prop_assert!(seen.windows(2).all(|w| w[0] <= w[1]), "out of order: {:?}", seen);
+        }
+    }
+
+    #[test]
+    fn stamps_are_halved_before_the_counter_wraps() {
+        let mut t = PageTable::default();
+        t.enable_stamps();
+        let first = t.map(0, 3, PageKind::File, PageState::Resident, false);
+        let mut lru = LruVec::new();
+        t.lru_add_head(&mut lru, first, LruList::ActiveFile);
+        t.clock = u32::MAX - 1;
+        t.lru_add_head(&mut lru, first + 1, LruList::ActiveFile);
+        t.lru_add_head(&mut lru, first + 2, LruList::ActiveFile);
+        let s: Vec<u32> = (0..3).map(|i| t.stamp[(first + i) as usize]).collect();
+        assert!(s[0] <= s[1] && s[1] < s[2], "order kept across the wrap: {s:?}");
+        assert!(s[2] <= u32::MAX / 2 + 1);
+    }
+}
