@@ -21,6 +21,17 @@
 //! Simplified: scan targets and the stop rule are those of the per-process model (direct
 //! reclaim stops after a round of batches once it has enough; no proportional rebalancing of
 //! the remaining targets as in `shrink_node_memcg`).
+//!
+//! Off by default, by measurement (`reproduce baseline --quick` with the switch flipped on
+//! every device, main at 7d5c0af): Fleet §3.1 Instagram p90 without swap 957 -> 177 ms (paper
+//! 147; system_server's boot-read file pages now age out) and Fleet §7.1 capacity 10/11 -> 13/14
+//! (paper 11/14: PASS), but flash swap almost stops (reclaim finds old file pages first), so
+//! Fleet §3.1 with swap 937 -> 182 ms (paper 1027), Fleet §7.2 Facebook 183/527 -> 113/148 ms
+//! (paper 209/622) and Marvin Fig. 3 5.91 -> 0.56 s (paper ~8 s, 0 MiB swapped) turn GAP. The
+//! default day: hot p90 509 -> 354 ms, flash read 12.4 -> 9.8 GiB, mm CPU -27%. The papers'
+//! phones swapped far more than this ordering lets the model swap; why (file cache size, boot
+//! reads, `get_scan_count`'s balance) is open, so the process-order approximation stays the
+//! default until the baseline rows agree.
 
 use crate::mm::{LruVec, PageTable};
 use crate::reclaim::{inactive_is_low_for, scan_targets, ScanCtx, SCAN_LISTS};
