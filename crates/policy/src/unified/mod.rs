@@ -81,6 +81,35 @@
 //!   allocator's anti-fragmentation needs the compaction effort whose CPU and kills outweigh it
 //!   on a zram phone.
 //!
+//! **The heavy multitasker gives the same verdict** (`hotlaunch compare multitasker-4gb --seeds 5
+//! --ablation`, main at 0049c39: Pixel 3, 400 launches of 25 apps, 8.9 simulated hours; all
+//! eight policies and the four ablation rows, 2,698 CPU-s; the `unified` row is the current
+//! default, MemSaver alone):
+//!
+//! | configuration | hot p90 ms | hot p50 ms | cached mean | mm CPU s | kills | unusable index (order 4, mean) |
+//! |---|---|---|---|---|---|---|
+//! | android | 541 [507, 576] | 151 | 13.94 | 142.3 | 33.2 | 0.560 |
+//! | android-swap (zram never fills: flash swap unused, identical to android) | 541 [507, 576] | 151 | 13.94 | 142.3 | 33.2 | 0.560 |
+//! | fleet | 759 [690, 829] | 202 | 14.53 | 164.8 | 31.4 | 0.660 |
+//! | marvin | 875 [768, 982] | 296 | 12.07 | 593.0 | 48.2 | 0.486 |
+//! | ariadne | 454 [428, 479] | 297 | 14.53 | 197.7 | 31.6 | 0.644 |
+//! | memsaver | 374 [346, 403] | 197 | 13.85 | 151.5 | 34.0 | 0.662 |
+//! | regions (`region_effort = true`) | 586 [178, 994] | 141 | 9.52 | 858.8 | 60.4 | 0.387 |
+//! | **unified (= memsaver)** | 374 [346, 403] | 197 | 13.85 | 151.5 | 34.0 | 0.662 |
+//! | unified + ariadne | 462 [439, 486] | 272 | 14.34 | 179.1 | 31.8 | 0.700 |
+//! | unified + fleet | 480 [447, 513] | 210 | 14.38 | 189.0 | 32.2 | 0.692 |
+//! | unified + regions (`region_effort = false`) | 391 [355, 426] | 200 | 13.87 | 155.0 | 33.6 | 0.711 |
+//! | unified without memsaver (= android) | 541 [507, 576] | 151 | 13.94 | 142.3 | 33.2 | 0.560 |
+//!
+//! MemSaver has the lowest p90 of every single technique here too, significantly below
+//! ariadne's (intervals apart) and android's. Every part added to it lengthens the tail: Ariadne
+//! +88 ms and Fleet +106 ms (both significant), regions +17 ms (inside the interval). Ariadne and
+//! Fleet keep ~0.5 more apps cached (14.5 vs 13.85) but only at a p90 21% (ariadne) or 103%
+//! (fleet) above MemSaver's, so no configuration is better on both axes than MemSaver alone: the
+//! overlap described above (MemSaver and Ariadne/Fleet choosing the same background pages;
+//! Fleet's collections faulting MemSaver's paged-out heaps back in: GC fault stall 13.4 → 31.7 s)
+//! holds on the heavier workload.
+//!
 //! **Ablations**: every part is optional (`[policy.unified] fleet.enabled = false`, or
 //! `--param unified.fleet.enabled=false`); all part parameters are available as
 //! `<part>.<key>`. `hotlaunch compare SCENARIO --ablation` adds a row per switch (each part on by
