@@ -402,13 +402,14 @@ fn io_buffer_demand_allocates_per_launch_and_held_pages_are_sampled() {
 }
 
 /// Runs the three-launch day with `spread_s` and returns the buffers allocated.
-fn io_allocations_with_spread(spread_s: f64) -> u64 {
+/// The three-launch day with an I/O-buffer demand: (allocations, bytes).
+fn io_run(spread_s: f64, home_window: bool) -> (u64, u64) {
     let demand = framework::sim::IoBufferDemand {
         per_launch: 2.5,
         mb: 3.0,
         live: 2,
         spread_s,
-        home_window: false,
+        home_window,
     };
     let out = run_cfg(
         Box::new(framework::sim::StockFramework),
@@ -417,7 +418,11 @@ fn io_allocations_with_spread(spread_s: f64) -> u64 {
         KernelHooks::default(),
     );
     out.kernel.check_invariants().unwrap();
-    out.kernel.io_buffers.allocations
+    (out.kernel.io_buffers.allocations, out.kernel.io_buffers.bytes)
+}
+
+fn io_allocations_with_spread(spread_s: f64) -> u64 {
+    io_run(spread_s, false).0
 }
 
 #[test]
@@ -436,23 +441,7 @@ fn home_allocates_the_launchers_window_buffers_when_asked() {
     // The three-launch day goes Home at 60 s: with `home_window` the launcher's BufferQueue (3
     // screen-sized RGBA_8888 buffers of the Pixel 3's 1080 x 2160 panel) is allocated then, on
     // top of the apps' 7 buffers; without it Home allocates nothing.
-    let with = |home_window: bool| {
-        let demand = framework::sim::IoBufferDemand {
-            per_launch: 2.5,
-            mb: 3.0,
-            live: 2,
-            spread_s: 0.0,
-            home_window,
-        };
-        let out = run_cfg(
-            Box::new(framework::sim::StockFramework),
-            framework::stock_runtime(),
-            |c, _| c.io_buffers = Some(demand),
-            KernelHooks::default(),
-        );
-        out.kernel.check_invariants().unwrap();
-        (out.kernel.io_buffers.allocations, out.kernel.io_buffers.bytes)
-    };
+    let with = |home_window: bool| io_run(0.0, home_window);
     let screen = 1080 * 2160 * 4;
     assert_eq!(with(false), (7, 7 * (3 << 20)));
     assert_eq!(with(true), (10, 7 * (3 << 20) + 3 * screen));
