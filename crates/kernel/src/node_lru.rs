@@ -74,7 +74,7 @@ impl Kernel {
     }
 
     /// The node's list sizes: the live processes' lists summed.
-    fn node_lens(&self, pids: &[Pid]) -> [u32; NR_LRU_LISTS] {
+    pub(crate) fn node_lens(&self, pids: &[Pid]) -> [u32; NR_LRU_LISTS] {
         let mut lens = [0u32; NR_LRU_LISTS];
         for p in pids.iter().filter_map(|&pid| self.procs.get(pid as usize)) {
             if p.alive {

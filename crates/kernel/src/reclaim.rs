@@ -270,13 +270,7 @@ impl Kernel {
         ctx: &mut ScanCtx,
     ) {
         order.sort_by_key(|&pid| (std::cmp::Reverse(self.procs[pid as usize].oom_score_adj), pid));
-        let mut lens = [0u32; NR_LRU_LISTS];
-        for &pid in order.iter() {
-            for (l, n) in lens.iter_mut().zip(self.procs[pid as usize].lru.len) {
-                *l = l.saturating_add(n);
-            }
-        }
-        let mut left = scan_targets(lens, priority, anon_num, anon_den);
+        let mut left = scan_targets(self.node_lens(order), priority, anon_num, anon_den);
         for &pid in order.iter() {
             if left.iter().all(|&t| t == 0) {
                 break;

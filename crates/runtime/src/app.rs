@@ -114,12 +114,10 @@ pub struct JavaApp {
     pub rt: Runtime<dyn RuntimeHooks>,
     pub bp: Arc<Blueprint>,
     pub params: JavaParams,
-    /// Heap id of each blueprint object allocated so far (a prefix: `ids.len() == built`).
-    /// Reserved for the whole blueprint but filled as objects are built, so the part not built
-    /// yet takes no memory (issue 14).
+    /// Heap id of each blueprint object allocated so far: objects are built in blueprint order,
+    /// so `ids.len()` is the number built. Reserved for the whole blueprint but filled as
+    /// objects are built, so the part not built yet takes no memory (issue 14).
     ids: Vec<ObjId>,
-    /// Blueprint objects allocated so far (a prefix).
-    built: usize,
     hclass: Vec<ClassId>,
     garbage_class: ClassId,
     /// Blueprint bytes per logical page.
@@ -155,7 +153,7 @@ impl std::fmt::Debug for JavaApp {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("JavaApp")
             .field("pid", &self.rt.pid())
-            .field("built", &self.built)
+            .field("built", &self.ids.len())
             .field("objects", &self.bp.len())
             .finish()
     }
@@ -194,7 +192,6 @@ impl JavaApp {
         Self {
             rt,
             ids: Vec::with_capacity(bp.len()),
-            built: 0,
             hclass,
             garbage_class,
             scale,
@@ -232,15 +229,15 @@ impl JavaApp {
 
     /// Blueprint objects allocated so far.
     pub fn built_objects(&self) -> usize {
-        self.built
+        self.ids.len()
     }
 
     /// Logical pages whose first byte is allocated.
     pub fn built_pages(&self) -> u32 {
-        if self.built >= self.bp.len() {
+        if self.ids.len() >= self.bp.len() {
             return self.logical_pages;
         }
-        let bytes = self.bp.start(self.built) as f64;
+        let bytes = self.bp.start(self.ids.len()) as f64;
         ((bytes / self.scale).ceil() as u32).min(self.logical_pages)
     }
 
@@ -267,8 +264,8 @@ impl JavaApp {
         };
         let bp = Arc::clone(&self.bp);
         let mut cost = StepCost::default();
-        while self.built < until {
-            let i = self.built;
+        while self.ids.len() < until {
+            let i = self.ids.len();
             let t = now + cost.main_stall.ns;
             // Slots past the blueprint's last non-null one stay null: not stored.
             let (id, c) = self.rt.alloc_used(
@@ -281,9 +278,7 @@ impl JavaApp {
                 ledger,
             )?;
             cost.merge(c);
-            debug_assert_eq!(self.ids.len(), i);
             self.ids.push(id);
-            self.built += 1;
             // Back references to existing objects: the new object is young, no barrier needed.
             for (k, tg) in bp.slots(i as u32).enumerate() {
                 if tg != NULL && (tg as usize) <= i {
@@ -371,7 +366,7 @@ impl JavaApp {
                     self.churnable[self.rng.gen_range(0..self.churnable.len())]
                 };
                 tries += 1;
-                if (i as usize) >= self.built {
+                if (i as usize) >= self.ids.len() {
                     continue;
                 }
                 let src = self.ids[s as usize];
@@ -461,7 +456,7 @@ impl JavaApp {
     /// `self.pieces`.
     fn collect_pieces(&mut self, pages: &[u32]) {
         self.pieces.clear();
-        let built_end = self.bp.start(self.built);
+        let built_end = self.bp.start(self.ids.len());
         for &p in pages {
             let lo = (p as f64 * self.scale) as u64;
             let hi = (((p + 1) as f64 * self.scale) as u64).min(built_end);
@@ -489,7 +484,7 @@ impl JavaApp {
         write: bool,
         backing: &mut dyn PageBacking,
     ) -> Stall {
-        let built_end = self.bp.start(self.built);
+        let built_end = self.bp.start(self.ids.len());
         self.memo
             .validate(self.churn_gen, built_end, self.logical_pages, self.scale);
         let mut batch = TouchBatch::new(now, actor);
@@ -583,7 +578,7 @@ impl JavaApp {
             let d = crate::launch_bias::depths(bp);
             (0..d.len() as u32).filter(|&i| d[i as usize] <= depth).collect()
         });
-        let built = nro.partition_point(|&i| (i as usize) < self.built);
+        let built = nro.partition_point(|&i| (i as usize) < self.ids.len());
         let near_objs: Vec<ObjId> = nro[..built].iter().map(|&i| self.ids[i as usize]).collect();
         let young_objs: Vec<ObjId> = self.linked.young_at_switch(&self.rt.heap).collect();
         self.pieces.clear();
