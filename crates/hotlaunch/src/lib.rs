@@ -385,6 +385,12 @@ pub fn run_policy_with(
     Ok(sim.run(progress))
 }
 
+/// CPU time of the calling thread (`CLOCK_THREAD_CPUTIME_ID`): the clock of every rate and
+/// timing hotlaunch prints, since wall time on a shared host lies.
+pub fn thread_cpu() -> std::time::Duration {
+    cpu_time::ThreadTime::now().as_duration()
+}
+
 /// Worker threads for independent runs: `HOTLAUNCH_JOBS` if set (at least 1), else the
 /// machine's available parallelism.
 pub fn jobs() -> usize {

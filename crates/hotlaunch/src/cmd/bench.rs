@@ -25,18 +25,13 @@
 //! - `--json FILE` writes every figure for tracking.
 
 use engine::{Actor, NS_PER_US};
+use hotlaunch::thread_cpu;
 use kernel::hooks::KernelHooks;
 use kernel::mm::ContentSource;
 use kernel::swap::{FlashSwap, SwapBackend};
 use kernel::types::PageKind;
 use kernel::Kernel;
 use rand::{Rng, SeedableRng};
-use std::time::Duration;
-
-/// CPU time of the calling thread.
-fn thread_cpu() -> Duration {
-    cpu_time::ThreadTime::now().as_duration()
-}
 
 #[derive(clap::Args, Debug)]
 pub struct Args {

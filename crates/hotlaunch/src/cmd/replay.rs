@@ -27,13 +27,13 @@
 
 use anyhow::Context;
 use engine::{Actor, NS_PER_SEC};
+use hotlaunch::thread_cpu;
 use kernel::mm::ContentSource;
 use kernel::types::{PageKind, PageState};
 use kernel::Kernel;
 use policy::{SwapDevices, SwapOverrides};
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::time::Duration;
 
 /// `--swap ideal`: a synchronous swap device that stores nothing but each slot's checksum and
 /// costs nothing (no I/O, no compression, no DRAM): the kernel's reclaim and fault paths alone,
@@ -129,10 +129,6 @@ pub struct Args {
     /// Print the figures as one JSON object.
     #[arg(long)]
     pub json: bool,
-}
-
-fn thread_cpu() -> Duration {
-    cpu_time::ThreadTime::now().as_duration()
 }
 
 /// The trace, in replayable form.

@@ -27,8 +27,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.group == hotlaunch::reproduce::ALL {
         return run_all(&args);
     }
-    let checks =
-        hotlaunch::reproduce::run_group(&args.group, args.quick, |name| eprintln!("running {name} ..."))?;
+    let checks = hotlaunch::reproduce::run_group(&args.group, args.quick, |p| eprintln!("{p}"))?;
     let rows: Vec<Vec<String>> = checks.iter().map(row).collect();
     print_table(
         &["check", "paper figure", "simulated", "tolerance", "status"],
@@ -88,7 +87,7 @@ fn write_json(path: &std::path::Path, v: &serde_json::Value) -> anyhow::Result<(
 
 /// Every group's checks in one table, then PASS/GAP per paper.
 fn run_all(args: &Args) -> anyhow::Result<()> {
-    let groups = hotlaunch::reproduce::run_all(args.quick, |name| eprintln!("running {name} ..."));
+    let groups = hotlaunch::reproduce::run_all(args.quick, |p| eprintln!("{p}"));
     let rows: Vec<Vec<String>> = groups
         .iter()
         .flat_map(|(g, checks)| {

@@ -109,7 +109,7 @@ pub fn summarize(groups: &[(String, Vec<Check>)]) -> Vec<GroupSummary> {
 
 /// Every group's checks (`reproduce all`), all checks in parallel on [`crate::jobs`] threads;
 /// groups in [`GROUPS`] order, each group's checks in its order, whatever the thread count.
-pub fn run_all(quick: bool, progress: impl FnMut(&str) + Send) -> Vec<(String, Vec<Check>)> {
+pub fn run_all(quick: bool, progress: impl FnMut(CheckProgress) + Send) -> Vec<(String, Vec<Check>)> {
     let lists: Vec<(&str, CheckList)> = REGISTRY.iter().map(|(g, list)| (*g, list())).collect();
     let flat: Vec<(&str, &'static str, CheckFn)> = lists
         .iter()
@@ -127,23 +127,50 @@ pub fn run_all(quick: bool, progress: impl FnMut(&str) + Send) -> Vec<(String, V
         .collect()
 }
 
+/// What a running group reports: a check starts, or ends after `wall_s` seconds, `cpu_s` of
+/// them on its thread's CPU (rows that share a run wait for it: wall without CPU).
+#[derive(Debug, Clone, Copy)]
+pub enum CheckProgress<'a> {
+    Started(&'a str),
+    Done { check: &'a str, wall_s: f64, cpu_s: f64 },
+}
+
+impl std::fmt::Display for CheckProgress<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Started(c) => write!(f, "running {c} ..."),
+            Self::Done { check, wall_s, cpu_s } => {
+                write!(f, "done {check} in {wall_s:.1} s ({cpu_s:.1} CPU-s)")
+            }
+        }
+    }
+}
+
 /// Run `checks` in parallel; a check that cannot run is a GAP with its cause, not dropped.
 fn run_checks(
     checks: &[(&'static str, CheckFn)],
     quick: bool,
-    progress: impl FnMut(&str) + Send,
+    progress: impl FnMut(CheckProgress) + Send,
 ) -> Vec<Check> {
     let progress = std::sync::Mutex::new(progress);
+    let report = |p: CheckProgress| (*progress.lock().unwrap_or_else(|e| e.into_inner()))(p);
     crate::par_map(checks.len(), crate::jobs(), |i| {
         let (name, f) = checks[i];
-        (*progress.lock().unwrap_or_else(|e| e.into_inner()))(name);
-        f(quick).unwrap_or_else(|e| Check {
+        report(CheckProgress::Started(name));
+        let (wall, cpu) = (std::time::Instant::now(), crate::thread_cpu());
+        let check = f(quick).unwrap_or_else(|e| Check {
             check: name.to_string(),
             paper: String::new(),
             simulated: format!("could not run: {e:#}"),
             tolerance: String::new(),
             status: status(false),
-        })
+        });
+        report(CheckProgress::Done {
+            check: name,
+            wall_s: wall.elapsed().as_secs_f64(),
+            cpu_s: (crate::thread_cpu() - cpu).as_secs_f64(),
+        });
+        check
     })
 }
 
@@ -259,7 +286,11 @@ pub(crate) fn find<'a>(runs: &'a [(String, SimOutput)], label: &str) -> anyhow::
 /// Run the checks of `group`, independent checks in parallel on [`crate::jobs`] threads (each
 /// check's scenarios one after another); results in the group's order whatever the thread
 /// count. `quick` shrinks repetitions (for the test suite).
-pub fn run_group(group: &str, quick: bool, progress: impl FnMut(&str) + Send) -> anyhow::Result<Vec<Check>> {
+pub fn run_group(
+    group: &str,
+    quick: bool,
+    progress: impl FnMut(CheckProgress) + Send,
+) -> anyhow::Result<Vec<Check>> {
     let name = ALIASES
         .iter()
         .find(|(a, _)| *a == group)
