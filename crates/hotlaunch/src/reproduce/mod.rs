@@ -180,29 +180,57 @@ pub(crate) fn status(ok: bool) -> String {
 
 /// Run every variant of a built-in scenario; returns (label, output) pairs.
 pub(crate) fn run_scenario(name: &str, quick: bool) -> anyhow::Result<Vec<(String, SimOutput)>> {
+    run_loaded_scenario(builtin_scenario(name, quick)?)
+}
+
+/// Built-in scenario `name`, [`shrink`]-ed when `quick`.
+fn builtin_scenario(name: &str, quick: bool) -> anyhow::Result<workload::scenario::Scenario> {
     let mut sc = workload::scenario::Scenario::builtin(name)?;
     if quick {
         shrink(&mut sc.workload);
     }
-    run_loaded_scenario(sc)
+    Ok(sc)
 }
 
-/// Run every variant of an already loaded (and possibly edited) scenario.
+/// Run every variant of an already loaded (and possibly edited) scenario, one after another.
 pub(crate) fn run_loaded_scenario(
     sc: workload::scenario::Scenario,
 ) -> anyhow::Result<Vec<(String, SimOutput)>> {
-    let name = sc.name.clone();
-    let r = sc.resolve()?;
-    let spec = RunSpec::from_scenario(&r);
-    let plans = plan_runs(&r, &[])?;
+    let (spec, plans) = scenario_runs(&sc)?;
     plans
         .iter()
-        .map(|p| {
-            let out = run_policy(&spec.for_plan(p), p.policy.as_ref(), &p.params, p.swap, |_, _| {})
-                .with_context(|| format!("scenario {name}, run {}", p.label))?;
-            Ok((p.label.clone(), out))
-        })
+        .map(|p| Ok((p.label.clone(), run_plan(&sc.name, &spec, p)?)))
         .collect()
+}
+
+/// Like [`run_scenario`], with the variants on parallel threads ([`crate::jobs`]): each run's
+/// output is reduced by `f` on its own thread (an output holds its kernel, whose policy state is
+/// single-threaded). Results in variant order whatever the thread count.
+pub(crate) fn run_scenario_map<T: Send>(
+    name: &str,
+    quick: bool,
+    f: impl Fn(&SimOutput) -> T + Sync,
+) -> anyhow::Result<Vec<(String, T)>> {
+    let sc = builtin_scenario(name, quick)?;
+    let (spec, plans) = scenario_runs(&sc)?;
+    crate::par_map(plans.len(), crate::jobs(), |i| {
+        let p = &plans[i];
+        Ok((p.label.clone(), f(&run_plan(&sc.name, &spec, p)?)))
+    })
+    .into_iter()
+    .collect()
+}
+
+/// The shared spec and the per-variant run plans of `sc`.
+fn scenario_runs(sc: &workload::scenario::Scenario) -> anyhow::Result<(RunSpec, Vec<crate::RunPlan>)> {
+    let r = sc.clone().resolve()?;
+    Ok((RunSpec::from_scenario(&r), plan_runs(&r, &[])?))
+}
+
+/// One variant's run of scenario `name`.
+fn run_plan(name: &str, spec: &RunSpec, p: &crate::RunPlan) -> anyhow::Result<SimOutput> {
+    run_policy(&spec.for_plan(p), p.policy.as_ref(), &p.params, p.swap, |_, _| {})
+        .with_context(|| format!("scenario {name}, run {}", p.label))
 }
 
 /// Like [`run_scenario`], but `each` gets every run's label and policy and a function running
@@ -276,7 +304,7 @@ pub(crate) fn app_hot<'a>(out: &'a SimOutput, app: &str) -> Option<&'a hdrhistog
         .map(|a| &a.hot_us)
 }
 
-pub(crate) fn find<'a>(runs: &'a [(String, SimOutput)], label: &str) -> anyhow::Result<&'a SimOutput> {
+pub(crate) fn find<'a, T>(runs: &'a [(String, T)], label: &str) -> anyhow::Result<&'a T> {
     runs.iter()
         .find(|(l, _)| l == label)
         .map(|(_, o)| o)
@@ -317,6 +345,22 @@ mod tests {
         for (a, g) in super::ALIASES {
             assert!(super::GROUPS.contains(g) && !super::GROUPS.contains(a) && *a != super::ALL);
         }
+    }
+
+    #[test]
+    fn parallel_variants_give_the_sequential_runs() {
+        // Two variants (no swap, a swap file) of a short scenario, shrunk.
+        let name = "marvin-8.3-capacity";
+        let seq: Vec<(String, u32, u64)> = super::run_scenario(name, true)
+            .unwrap()
+            .iter()
+            .map(|(l, o)| (l.clone(), o.alive_peak, o.kernel.vmstat.pswpout))
+            .collect();
+        let par: Vec<(String, (u32, u64))> =
+            super::run_scenario_map(name, true, |o| (o.alive_peak, o.kernel.vmstat.pswpout)).unwrap();
+        assert_eq!(seq.len(), 2);
+        let par: Vec<(String, u32, u64)> = par.into_iter().map(|(l, (a, p))| (l, a, p)).collect();
+        assert_eq!(seq, par);
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! [`swap`] (swap devices, writeback, zram layout) and [`ion`] (I/O buffers and physical-memory
 //! fragmentation); the capacity rows that depend on all of them stay here.
 
-use super::{find, hist_ms, run_scenario, status, Check, CheckList};
+use super::{find, hist_ms, run_scenario, run_scenario_map, status, Check, CheckList};
 use framework::sim::SimOutput;
 
 mod apps;
@@ -73,20 +73,17 @@ fn fleet_capacity(quick: bool) -> anyhow::Result<Check> {
 /// the Pixel XL's global LRU). In quick runs (instances 20 s apart, the activity window) an app
 /// killed right after a round still counts, so active can exceed the alive peak by one.
 fn marvin_capacity(quick: bool) -> anyhow::Result<Check> {
-    let runs = run_scenario("marvin-8.3-capacity", quick)?;
-    let plain = find(&runs, "android")?;
-    let swap = find(&runs, "swap-file")?;
-    let active = |o: &SimOutput| super::marvin::active_max_of(&o.churn_rounds);
-    let (a, w) = (active(plain), active(swap));
+    // The longest check of the group: its two runs on parallel threads.
+    let runs = run_scenario_map("marvin-8.3-capacity", quick, |o| {
+        (super::marvin::active_max_of(&o.churn_rounds), capacity_cause(o))
+    })?;
+    let (a, plain) = find(&runs, "android")?.clone();
+    let (w, swap) = find(&runs, "swap-file")?.clone();
     let ok = (8..=12).contains(&a) && (11..=15).contains(&w);
     Ok(Check {
         check: "concurrently active 220 MB 4 KiB-array apps with churn (Pixel XL)".into(),
         paper: "Marvin §8.3: Android 10 concurrently; with a swap file (LMK minfree 0) briefly 13".into(),
-        simulated: format!(
-            "{a} without swap ({}); {w} with a swap file ({})",
-            capacity_cause(plain),
-            capacity_cause(swap)
-        ),
+        simulated: format!("{a} without swap ({}); {w} with a swap file ({})", plain, swap),
         tolerance: "each within ±2 apps".into(),
         status: status(ok),
     })
