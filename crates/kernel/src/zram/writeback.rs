@@ -92,7 +92,7 @@ impl Zram {
                 self.bd.bd_writes += blocks;
                 self.bd.bd_count += blocks;
                 Location::BackingCompressed {
-                    blocks: blocks as u32,
+                    blocks: u8::try_from(blocks).expect("a chunk spans at most 33 blocks"),
                 }
             } else {
                 // Linux: read each live page (decompressing) and write it as a 4 KiB block.
