@@ -39,8 +39,9 @@
 //! `mem_used_total` (nor is it in Linux).
 //!
 //! Host storage (no simulated effect): a chunk's pages, blobs and zsmalloc objects are runs in
-//! `slab::RangeSlab`s and its compressed bytes stay in the memo, so a steady state of stores and
-//! frees makes no heap allocation per page (`tests/zram_allocs.rs`).
+//! `slab::RangeSlab`s, or inline in the chunk record when a list has one entry (a one-page chunk,
+//! Linux's only kind, then touches neither slab), and its compressed bytes stay in the memo, so a
+//! steady state of stores and frees makes no heap allocation per page (`tests/zram_allocs.rs`).
 //!
 //! Sources: Linux 6.x `zram_drv.c` (`zram_write_page`, `zram_free_page`, `mm_stat_show`,
 //! `bd_stat_show`, `writeback_store`), `zsmalloc.c`; Ariadne (chunk sizes, §3 / Fig. 6);
@@ -67,7 +68,7 @@ use content::memo::{BlobId, ChunkKey};
 use content::{checksum, Codec, CompressionMemo, ContentId, ContentStore, CostTable, Verify, PAGE_SIZE};
 use engine::Nanos;
 use serde::{Deserialize, Serialize};
-use slab::{RangeSlab, Run};
+use slab::{Packed, RangeSlab};
 use zsmalloc::{ObjLoc, ZsPool};
 
 #[derive(Debug, Clone, Copy)]
@@ -83,8 +84,10 @@ enum Slot {
     },
 }
 
-/// One page of a chunk (records in [`Zram::page_recs`]).
+/// One page of a chunk (records in [`Zram::page_recs`]). Packed to 4-byte alignment (16 bytes)
+/// so that a [`Chunk`] fits one cache line.
 #[derive(Debug, Clone, Copy)]
+#[repr(C, packed(4))]
 struct PageRec {
     id: ContentId,
     handle: SwapHandle,
@@ -99,24 +102,28 @@ enum Location {
     BackingRaw,
     /// Written back compressed, in `blocks` 4 KiB blocks.
     BackingCompressed {
-        blocks: u32,
+        /// At most 33 (a 128 KiB chunk stored raw).
+        blocks: u8,
     },
 }
 
-/// A chunk's bookkeeping: its lists are runs in Zram's slabs, so storing a chunk allocates no
-/// heap memory of its own (issue 14).
+/// A chunk's bookkeeping: its lists are inline (one entry) or runs in Zram's slabs, so storing a
+/// chunk allocates no heap memory of its own (issue 14). One cache line (64 bytes, aligned), so a
+/// load or free of a one-page chunk misses once here, not twice (host-side only).
 #[derive(Debug)]
+#[repr(align(64))]
 struct Chunk {
     /// Pages in chunk order.
-    pages: Run,
+    pages: Packed<PageRec>,
     live: u16,
-    sub_bytes: u32,
+    /// Sub-page chunk size (128..=2048), 0 for whole pages.
+    sub_bytes: u16,
     /// Stored uncompressed (huge).
     raw: bool,
     /// Memo blobs: one per sub-page part, or one for the chunk (kept for compressed writeback).
-    blobs: Run,
+    blobs: Packed<BlobId>,
     /// zsmalloc objects held in the pool.
-    allocs: Run,
+    allocs: Packed<ObjLoc>,
     /// Bytes counted in `compr_data_size`.
     stored: u32,
     loc: Location,
@@ -401,12 +408,12 @@ impl Zram {
             sum: 0,
         }));
         let chunk = Chunk {
-            pages: self.page_recs.insert(&self.new_recs),
+            pages: self.page_recs.pack(&self.new_recs),
             live: pages.len() as u16,
-            sub_bytes: plan.sub_bytes,
+            sub_bytes: u16::try_from(plan.sub_bytes).expect("sub-page chunk below 64 KiB"),
             raw,
-            blobs: self.blob_runs.insert(&blobs),
-            allocs: self.obj_runs.insert(&self.new_objs),
+            blobs: self.blob_runs.pack(&blobs),
+            allocs: self.obj_runs.pack(&self.new_objs),
             stored,
             loc: Location::Pool,
             used_epoch: self.idle_epoch,
@@ -427,11 +434,10 @@ impl Zram {
     }
 
     /// Whether every blob of a chunk has been verified (`Verify::Memoised` then trusts them).
-    fn trusted(&self, blobs: Run) -> bool {
+    fn trusted(&self, blobs: &Packed<BlobId>) -> bool {
         self.cfg.verify == Verify::Memoised
-            && self
-                .blob_runs
-                .get(blobs)
+            && blobs
+                .get(&self.blob_runs)
                 .iter()
                 .all(|&b| self.memo.blob(b).verified() == Some(true))
     }
@@ -442,31 +448,31 @@ impl Zram {
         chunk.used_epoch = self.idle_epoch;
         let (raw, sub_bytes, blobs) = (chunk.raw, chunk.sub_bytes, chunk.blobs);
         let mut cost = IoCost::default();
-        let id = self.page_recs.get(chunk.pages)[index].id;
+        let id = chunk.pages.get(&self.page_recs)[index].id;
         if raw {
             // Stored uncompressed: a copy of the page bytes.
             cost.cpu_other_ns += ns(self.cfg.copy_ns_per_page * cpu_factor);
             return (checksum(contents.page(id)), cost);
         }
         let mut dns = 0.0;
-        for &b in self.blob_runs.get(blobs) {
+        for &b in blobs.get(&self.blob_runs) {
             let blob = self.memo.blob(b);
             dns += self.costs.decompress_ns(blob.codec, blob.orig_len as usize);
         }
         cost.decompress_ns += ns(dns * cpu_factor);
-        if self.trusted(blobs) {
+        if self.trusted(&blobs) {
             return (contents.checksum(id), cost);
         }
         let sum = if sub_bytes != 0 {
             self.page_buf.clear();
-            for &b in self.blob_runs.get(blobs) {
+            for &b in blobs.get(&self.blob_runs) {
                 self.memo.decompress_into(b, &mut self.buf);
                 self.page_buf.extend_from_slice(&self.buf);
             }
             checksum(&self.page_buf)
         } else {
             self.memo
-                .decompress_into(self.blob_runs.get(blobs)[0], &mut self.buf);
+                .decompress_into(blobs.get(&self.blob_runs)[0], &mut self.buf);
             checksum(&self.buf[index * PAGE_SIZE..(index + 1) * PAGE_SIZE])
         };
         (sum, cost)
@@ -476,15 +482,15 @@ impl Zram {
     /// `huge_pages`); the chunk then holds none.
     fn free_objects(&mut self, cid: u32) {
         let chunk = self.chunks[cid as usize].as_mut().expect("live chunk");
-        let allocs = std::mem::replace(&mut chunk.allocs, Run::EMPTY);
+        let allocs = std::mem::replace(&mut chunk.allocs, Packed::EMPTY);
         self.compr_data_size -= std::mem::take(&mut chunk.stored) as u64;
         if chunk.raw {
-            self.huge_pages -= chunk.pages.len as u64;
+            self.huge_pages -= chunk.pages.len() as u64;
         }
-        for &a in self.obj_runs.get(allocs) {
+        for &a in allocs.get(&self.obj_runs) {
             self.pool.free(a);
         }
-        self.obj_runs.remove(allocs);
+        self.obj_runs.unpack(allocs);
     }
 
     fn release_chunk(&mut self, cid: u32) {
@@ -495,9 +501,9 @@ impl Zram {
             Location::BackingCompressed { blocks } => self.bd.bd_count -= blocks as u64,
         }
         let chunk = self.chunks[cid as usize].take().expect("live chunk");
-        self.obj_runs.remove(chunk.allocs);
-        self.blob_runs.remove(chunk.blobs);
-        self.page_recs.remove(chunk.pages);
+        self.obj_runs.unpack(chunk.allocs);
+        self.blob_runs.unpack(chunk.blobs);
+        self.page_recs.unpack(chunk.pages);
         self.free_chunks.push(cid);
     }
 }
@@ -571,7 +577,8 @@ impl SwapBackend for Zram {
             }
             let n = plan.pages as usize;
             let cid = self.store_chunk(env, *plan, &rest[at..at + n], &mut cost);
-            let recs = self.chunks[cid as usize].as_ref().expect("new chunk").pages;
+            let recs = &mut self.chunks[cid as usize].as_mut().expect("new chunk").pages;
+            let recs = recs.get_mut(&mut self.page_recs);
             for k in 0..n {
                 let h = handles[base + rest_idx[at + k]];
                 self.slots[h as usize] = Slot::InChunk {
@@ -579,7 +586,7 @@ impl SwapBackend for Zram {
                     index: k as u16,
                     alone: n == 1,
                 };
-                self.page_recs.get_mut(recs)[k].handle = h;
+                recs[k].handle = h;
             }
             at += n;
         }
@@ -609,7 +616,7 @@ impl SwapBackend for Zram {
                         Loaded { checksum, cost }
                     }
                     Location::BackingRaw => {
-                        let s = self.page_recs.get(c.pages)[index as usize].sum;
+                        let s = c.pages.get(&self.page_recs)[index as usize].sum;
                         let wait = env.flash.read(env.now, PAGE_SIZE as u64);
                         self.bd.bd_reads += 1;
                         self.bytes_read += PAGE_SIZE as u64;
@@ -652,8 +659,8 @@ impl SwapBackend for Zram {
             let c = self.chunks[chunk as usize].as_ref().expect("live chunk");
             if whole == Some(chunk) {
                 let i = index as usize;
-                let checksum = if self.trusted(c.blobs) {
-                    env.contents.checksum(self.page_recs.get(c.pages)[i].id)
+                let checksum = if self.trusted(&c.blobs) {
+                    env.contents.checksum(c.pages.get(&self.page_recs)[i].id)
                 } else {
                     checksum(&self.buf[i * PAGE_SIZE..(i + 1) * PAGE_SIZE])
                 };
@@ -666,7 +673,7 @@ impl SwapBackend for Zram {
             let multi = matches!(c.loc, Location::Pool | Location::BackingCompressed { .. })
                 && c.sub_bytes == 0
                 && !c.raw
-                && c.pages.len > 1;
+                && c.pages.len() > 1;
             out.push(self.load(env, h));
             whole = multi.then_some(chunk);
         }
@@ -716,17 +723,17 @@ impl SwapBackend for Zram {
         let Some(&Slot::InChunk { chunk, index, .. }) = self.slots.get(handle as usize) else {
             return false;
         };
-        let c = self.chunks[chunk as usize].as_ref().expect("live chunk");
+        let c = self.chunks[chunk as usize].as_mut().expect("live chunk");
         if matches!(c.loc, Location::BackingRaw) {
-            self.page_recs.get_mut(c.pages)[index as usize].sum ^= 1;
+            c.pages.get_mut(&mut self.page_recs)[index as usize].sum ^= 1;
             return true;
         }
-        if c.raw || c.blobs.len == 0 {
+        if c.raw || c.blobs.len() == 0 {
             return false;
         }
         // Flip a byte in the middle of this chunk's first compressed stream (a copy: the memo
         // keeps the intact blob for other chunks with the same content).
-        let slot = &mut self.blob_runs.get_mut(c.blobs)[0];
+        let slot = &mut c.blobs.get_mut(&mut self.blob_runs)[0];
         let len = self.memo.bytes(*slot).len();
         *slot = self.memo.flipped_copy(*slot, len / 2);
         true
@@ -738,7 +745,7 @@ impl SwapBackend for Zram {
         }) = self.slots.get(handle as usize)
         {
             let c = self.chunks[*chunk as usize].as_ref().expect("live chunk");
-            for rec in self.page_recs.get(c.pages) {
+            for rec in c.pages.get(&self.page_recs) {
                 let h = rec.handle;
                 if out.len() >= max {
                     break;
@@ -779,5 +786,14 @@ impl SwapBackend for Zram {
             ("bd_reads", b.bd_reads),
             ("bd_writes", b.bd_writes),
         ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_chunk_record_is_one_cache_line() {
+        assert_eq!(std::mem::size_of::<Option<super::Chunk>>(), 64);
+        assert_eq!(std::mem::align_of::<super::Chunk>(), 64);
     }
 }

@@ -1,7 +1,7 @@
 //! zram idle marking and writeback to the backing device (`CONFIG_ZRAM_WRITEBACK`; see the
 //! module docs of [`crate::zram`]).
 
-use super::slab::Run;
+use super::slab::Packed;
 use super::{Location, Slot, Zram};
 use crate::swap::{BackendEnv, IoCost};
 use crate::types::SwapHandle;
@@ -62,7 +62,7 @@ impl Zram {
                     select,
                     WritebackSelect::IdleLargeFirst | WritebackSelect::IdleTagBelow(_)
                 ) {
-                    let len = |i: &u32| self.chunks[*i as usize].as_ref().map_or(0, |c| c.pages.len);
+                    let len = |i: &u32| self.chunks[*i as usize].as_ref().map_or(0, |c| c.pages.len());
                     chosen.sort_by_key(|i| std::cmp::Reverse(len(i)));
                 }
             }
@@ -81,6 +81,7 @@ impl Zram {
             }
             pages_done += live;
             let (pages, blobs, sub_bytes, raw) = (chunk.pages, chunk.blobs, chunk.sub_bytes, chunk.raw);
+            let n = pages.len();
             let new_loc = if self.cfg.writeback_compressed {
                 let bytes = chunk.stored as u64;
                 let blocks = bytes.div_ceil(PAGE_SIZE as u64).max(1);
@@ -91,16 +92,15 @@ impl Zram {
                 self.bd.bd_writes += blocks;
                 self.bd.bd_count += blocks;
                 Location::BackingCompressed {
-                    blocks: blocks as u32,
+                    blocks: u8::try_from(blocks).expect("a chunk spans at most 33 blocks"),
                 }
             } else {
                 // Linux: read each live page (decompressing) and write it as a 4 KiB block.
-                let n = pages.len as usize;
                 let whole = sub_bytes == 0 && !raw && n > 1;
-                let trusted = self.trusted(blobs);
+                let trusted = self.trusted(&blobs);
                 let mut first = true;
                 for i in 0..n {
-                    let rec = self.page_recs.get(pages)[i];
+                    let rec = pages.get(&self.page_recs)[i];
                     let here =
                         matches!(self.slots[rec.handle as usize], Slot::InChunk { chunk: c, .. } if c == cid);
                     if !here {
@@ -119,7 +119,8 @@ impl Zram {
                         s
                     };
                     first = false;
-                    self.page_recs.get_mut(pages)[i].sum = sum;
+                    let chunk = self.chunks[cid as usize].as_mut().expect("chunk");
+                    chunk.pages.get_mut(&mut self.page_recs)[i].sum = sum;
                 }
                 let b = live * PAGE_SIZE as u64;
                 env.flash.write(env.now, b);
@@ -135,7 +136,7 @@ impl Zram {
             // Compressed writeback still needs the blobs to decompress on load.
             if !self.cfg.writeback_compressed {
                 self.blob_runs
-                    .remove(std::mem::replace(&mut chunk.blobs, Run::EMPTY));
+                    .unpack(std::mem::replace(&mut chunk.blobs, Packed::EMPTY));
             }
         }
         cost
