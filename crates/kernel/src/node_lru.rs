@@ -39,7 +39,9 @@
 //! Off by default, by measurement (`reproduce baseline --quick` with the switch flipped on
 //! every device, main at 132ff72, before -> after the active start): Marvin Fig. 3
 //! 0.56 -> 8.93 s (paper ~8 s; 0 -> 1,074 MiB swapped: PASS), Fleet §3.1 Instagram p90 177 /
-//! 182 -> 177 / 1762 ms without / with swap (paper 147 / 1027: GAP, now too slow with swap),
+//! 182 -> 177 / 1762 ms without / with swap (paper 147 / 1027: GAP; --quick's p90 is the one
+//! slowest launch: the full 20-launch run gives 335 ms without swap and 267 -> 273 ms with, its
+//! flash swap-out 260k -> 279k pages, so there the node LRU swapped before this fix too),
 //! Fleet §7.2 Facebook median/p90 113/148 -> 212/306 ms (paper 209/622, 2 hot launches: GAP),
 //! Fleet §7.1 capacity: kills start at 13 -> 14 cached apps (paper 11: GAP), Marvin §8.3 with
 //! a swap file 14 -> 13 apps (PASS), Fleet Fig. 2 unchanged (PASS). The default day (Pixel 3,
