@@ -155,7 +155,7 @@ impl Kernel {
         let cost = self.params.minor_fault_ns + self.params.page_copy_ns;
         self.cpu.charge(actor, Category::Fault, cost);
         stall.ns += cost;
-        self.make_resident(idx, pfn, PageState::Untouched, false);
+        self.make_resident(idx, pfn, PageState::Untouched, self.params.new_anon_active);
         let page = &mut self.pt.pages[idx as usize];
         // A fresh anonymous page has no backing copy: it is dirty whether read or written.
         page.flags |= flags::ACCESSED | flags::DIRTY;
@@ -387,7 +387,8 @@ impl Kernel {
             } else {
                 self.vmstat.swapin_readahead_pages += 1;
             }
-            self.make_resident(q, pfn, PageState::Swapped, activate);
+            let active = activate || q == idx && self.params.new_anon_active;
+            self.make_resident(q, pfn, PageState::Swapped, active);
             let page = &mut self.pt.pages[q as usize];
             if keep_copy {
                 page.shadow = h;

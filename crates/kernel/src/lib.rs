@@ -145,6 +145,10 @@ pub struct KernelParams {
     /// A file refault's distance is compared with active anon + file (kernel >= 5.9, and
     /// profiles without a release), else with active file only (see `fault.rs`).
     pub refault_anon_challenge: bool,
+    /// New anon pages (and a page swapped in by its own fault) start on the active anon list, as
+    /// before Linux 5.9; only with [`Self::node_lru_by_page_age`] on a pre-5.9 release (see
+    /// `node_lru.rs`), else on the inactive list (5.9+; the per-process models' measured start).
+    pub new_anon_active: bool,
 }
 
 /// Zone watermarks in pages.
@@ -439,6 +443,11 @@ impl Kernel {
             refault_anon_challenge: device
                 .kernel_release()
                 .is_none_or(|r| (r.major, r.minor) >= (5, 9)),
+            new_anon_active: !device.stock().per_app_memcg
+                && device.stock().node_lru_by_page_age
+                && device
+                    .kernel_release()
+                    .is_some_and(|r| (r.major, r.minor) < (5, 9)),
         };
         let nbackends = backends.len();
         let stamped = params.global_lru && params.node_lru_by_page_age;

@@ -22,16 +22,35 @@
 //! reclaim stops after a round of batches once it has enough; no proportional rebalancing of
 //! the remaining targets as in `shrink_node_memcg`).
 //!
+//! New anon pages start on the active anon list here (`KernelParams::new_anon_active`, Linux
+//! before 5.9: `do_anonymous_page` → `lru_cache_add_active_or_unevictable`, and `do_swap_page`
+//! → `activate_page` for the faulting page; 5.9's b518154e59aa "mm/vmscan: protect the workingset
+//! on anonymous LRU" moved them to the inactive list). Why, measured on Marvin Fig. 3 with the
+//! switch on and the 5.9 start (counters over the run): every inactive anon page reclaim scanned
+//! was referenced (450,699 activated, 0 reclaimed: a new page's accessed bit is set by its fault
+//! and nothing had cleared it), while the active anon list was never aged (0 pages scanned): the
+//! node's inactive anon list (362k pages) was never low against active (298k) at the node's
+//! ratio `sqrt(10 × 2.5 GB)` = 5, so no page ever reached the inactive tail unreferenced, and
+//! the activations charged to anon's reclaim cost pushed `get_scan_count` to file (21% anon on
+//! average): 0 pages swapped out. The per-process lists swap because each is small (ratio 1: an
+//! app's inactive list is low as soon as it is smaller than its active list). With the 4.9 start
+//! the anon pages are aged on the active list first and 1,074 MiB is swapped out.
+//!
 //! Off by default, by measurement (`reproduce baseline --quick` with the switch flipped on
-//! every device, main at 7d5c0af): Fleet §3.1 Instagram p90 without swap 957 -> 177 ms (paper
-//! 147; system_server's boot-read file pages now age out) and Fleet §7.1 capacity 10/11 -> 13/14
-//! (paper 11/14: PASS), but flash swap almost stops (reclaim finds old file pages first), so
-//! Fleet §3.1 with swap 937 -> 182 ms (paper 1027), Fleet §7.2 Facebook 183/527 -> 113/148 ms
-//! (paper 209/622) and Marvin Fig. 3 5.91 -> 0.56 s (paper ~8 s, 0 MiB swapped) turn GAP. The
-//! default day: hot p90 509 -> 354 ms, flash read 12.4 -> 9.8 GiB, mm CPU -27%. The papers'
-//! phones swapped far more than this ordering lets the model swap; why (file cache size, boot
-//! reads, `get_scan_count`'s balance) is open, so the process-order approximation stays the
-//! default until the baseline rows agree.
+//! every device, main at 132ff72, before -> after the active start): Marvin Fig. 3
+//! 0.56 -> 8.93 s (paper ~8 s; 0 -> 1,074 MiB swapped: PASS), Fleet §3.1 Instagram p90 177 /
+//! 182 -> 177 / 1762 ms without / with swap (paper 147 / 1027: GAP; --quick's p90 is the one
+//! slowest launch: the full 20-launch run gives 335 ms without swap and 267 -> 273 ms with, its
+//! flash swap-out 260k -> 279k pages, so there the node LRU swapped before this fix too),
+//! Fleet §7.2 Facebook median/p90 113/148 -> 212/306 ms (paper 209/622, 2 hot launches: GAP),
+//! Fleet §7.1 capacity: kills start at 13 -> 14 cached apps (paper 11: GAP), Marvin §8.3 with
+//! a swap file 14 -> 13 apps (PASS), Fleet Fig. 2 unchanged (PASS). The default day (Pixel 3,
+//! zram): hot p50/p90 141/354 -> 136/321 ms, cached mean 14.77 -> 14.87, kills 5 -> 4, flash
+//! read/written 10.0 / 0.90 -> 6.7 / 0.91 GiB. Open: `get_scan_count` is the 5.8+ cost model
+//! (reclaim activations and refaults), not 4.9's `recent_rotated / recent_scanned` with the
+//! SCAN_FILE shortcut while the inactive file list is not low; with the active start Marvin
+//! Fig. 3 scans almost only anon (file cost 15,600 from executable file pages kept active vs
+//! anon 217) and ends with one kernel OOM kill.
 
 use crate::mm::{LruVec, PageTable};
 use crate::reclaim::{inactive_is_low_for, scan_targets, ScanCtx, SCAN_LISTS};
