@@ -385,56 +385,6 @@ pub fn run_policy_with(
     Ok(sim.run(progress))
 }
 
-/// CPU time of the calling thread (`CLOCK_THREAD_CPUTIME_ID`): the clock of every rate and
-/// timing hotlaunch prints, since wall time on a shared host lies.
-pub fn thread_cpu() -> std::time::Duration {
-    cpu_time::ThreadTime::now().as_duration()
-}
-
-/// Worker threads for independent runs: `HOTLAUNCH_JOBS` if set (at least 1), else the
-/// machine's available parallelism.
-pub fn jobs() -> usize {
-    std::env::var("HOTLAUNCH_JOBS")
-        .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .max(1)
-}
-
-/// Apply `f` to `0..n` on up to `threads` worker threads and return the results in index
-/// order. Each call must be independent of the others (a run builds its own policy state, kernel
-/// and heaps from its spec and seed), so the results are identical whatever the thread count.
-pub fn par_map<T: Send>(n: usize, threads: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::sync::Mutex;
-    let threads = threads.clamp(1, n.max(1));
-    if threads == 1 {
-        return (0..n).map(f).collect();
-    }
-    let next = AtomicUsize::new(0);
-    let slots: Mutex<Vec<Option<T>>> = Mutex::new((0..n).map(|_| None).collect());
-    let worker = || loop {
-        let i = next.fetch_add(1, Ordering::Relaxed);
-        if i >= n {
-            break;
-        }
-        let v = f(i);
-        slots.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(v);
-    };
-    // A panicking worker propagates out of the scope (no silently missing result).
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(worker);
-        }
-    });
-    slots
-        .into_inner()
-        .unwrap_or_else(|e| e.into_inner())
-        .into_iter()
-        .map(|v| v.expect("every index is mapped once"))
-        .collect()
-}
-
 /// Run `spec` once per plan, in parallel on [`jobs`] threads (same results as one thread).
 /// `progress(run_index, done, total)` reports progress.
 pub fn simulate(
@@ -531,7 +481,9 @@ pub fn simulate_events(
 }
 
 pub mod blueprints;
+mod parallel;
 pub use blueprints::BlueprintCache;
+pub use parallel::{jobs, par_map, par_map_lpt, thread_cpu};
 pub mod membudget;
 pub mod perfetto;
 mod plan;

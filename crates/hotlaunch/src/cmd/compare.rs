@@ -272,22 +272,28 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .map(|_| std::sync::atomic::AtomicUsize::new(nr))
         .collect();
     let (wall, cpu) = (Instant::now(), cpu_time::ProcessTime::now());
-    let results = hotlaunch::par_map(runs, threads, |k| {
-        let (row, seed) = (&rows[k % nr], k / nr);
-        let p = &row.plan;
-        let out = hotlaunch::run_policy(&specs[seed], p.policy.as_ref(), &p.params, p.swap, |d, t| {
-            progress.lock().unwrap_or_else(|e| e.into_inner()).update(k, d, t)
-        })
-        .with_context(|| format!("run {} with seed {}", p.label, seeds[seed]))?;
-        let simulated = out.simulated as f64 / engine::NS_PER_SEC as f64;
-        let sample = RunSample::of(&hotlaunch::policy_result(&p.label, &out));
-        progress.lock().unwrap_or_else(|e| e.into_inner()).run_finished();
-        // The seed's last run frees its shared heap blueprints (runs still going keep theirs).
-        if left[seed].fetch_sub(1, std::sync::atomic::Ordering::AcqRel) == 1 {
-            specs[seed].blueprints.clear();
-        }
-        Ok::<_, anyhow::Error>((simulated, sample))
-    });
+    // Longest rows first once their first seed has been timed (only the timing depends on it).
+    let results = hotlaunch::par_map_lpt(
+        runs,
+        threads,
+        |k| k % nr,
+        |k| {
+            let (row, seed) = (&rows[k % nr], k / nr);
+            let p = &row.plan;
+            let out = hotlaunch::run_policy(&specs[seed], p.policy.as_ref(), &p.params, p.swap, |d, t| {
+                progress.lock().unwrap_or_else(|e| e.into_inner()).update(k, d, t)
+            })
+            .with_context(|| format!("run {} with seed {}", p.label, seeds[seed]))?;
+            let simulated = out.simulated as f64 / engine::NS_PER_SEC as f64;
+            let sample = RunSample::of(&hotlaunch::policy_result(&p.label, &out));
+            progress.lock().unwrap_or_else(|e| e.into_inner()).run_finished();
+            // The seed's last run frees its shared heap blueprints (runs still going keep theirs).
+            if left[seed].fetch_sub(1, std::sync::atomic::Ordering::AcqRel) == 1 {
+                specs[seed].blueprints.clear();
+            }
+            Ok::<_, anyhow::Error>((simulated, sample))
+        },
+    );
     progress.lock().unwrap_or_else(|e| e.into_inner()).finish();
     let results: Vec<(f64, RunSample)> = results.into_iter().collect::<anyhow::Result<_>>()?;
     eprintln!(
