@@ -34,6 +34,19 @@ pub trait PageBacking {
     fn touches_are_free(&self) -> bool {
         false
     }
+    /// The backing's page-state epoch, if it has one: while it is unchanged, repeating a touch
+    /// that changed nothing (it left the epoch as it was and stalled nothing) would change
+    /// nothing but access counters, so [`TouchBatch`] passes such repeats to
+    /// [`Self::count_repeated`] instead of [`Self::touch`]. Default `None`: every touch is
+    /// passed on.
+    fn touch_epoch(&self) -> Option<u64> {
+        None
+    }
+    /// Account for a repeat of a touch of `[first, first+n)` elided under [`Self::touch_epoch`]
+    /// (the kernel counts the page accesses). Default: touch the pages.
+    fn count_repeated(&mut self, now: Nanos, actor: Actor, first: PageIdx, n: u32, write: bool) -> Stall {
+        self.touch(now, actor, first, n, write)
+    }
 }
 
 /// A backing that costs nothing and records nothing (benchmarks, heap inspection).
@@ -221,8 +234,37 @@ impl PageBacking for MockBacking {
     }
 }
 
+/// A run of pages the backing was last given, with the epoch its touch left unchanged.
+#[derive(Debug, Clone, Copy)]
+struct DoneRun {
+    first: PageIdx,
+    end: PageIdx,
+    epoch: u64,
+}
+
+impl DoneRun {
+    const NONE: Self = Self {
+        first: 0,
+        end: 0,
+        epoch: u64::MAX,
+    };
+
+    #[inline(always)]
+    fn covers(&self, epoch: u64, first: PageIdx, end: PageIdx) -> bool {
+        self.epoch == epoch && first >= self.first && end <= self.end
+    }
+}
+
 /// Coalesces consecutive touches of the same or adjacent pages into one `touch` call (reads of
 /// pages inside a pending write run are absorbed by it).
+///
+/// Exact elision of repeats: the batch remembers the last read run and the last write run it
+/// passed to the backing whose touch changed nothing (zero stall, [`PageBacking::touch_epoch`]
+/// unchanged across it). A later run inside one of them (a read inside the remembered write run
+/// counts) while the epoch is still the same is a repeat that would change nothing but access
+/// counters: it goes to [`PageBacking::count_repeated`] instead (a GC copy loop alternates
+/// reading a source page and writing a destination page, so it repeats the same two runs
+/// object after object). A backing without an epoch (mocks) gets every run.
 #[derive(Debug)]
 pub struct TouchBatch {
     pub now: Nanos,
@@ -231,8 +273,11 @@ pub struct TouchBatch {
     n: u32,
     write: bool,
     pub stall: Stall,
-    /// Pages passed to the backing (after coalescing; a page touched twice in a row counts once).
+    /// Pages of the runs flushed (after coalescing; a page touched twice in a row counts once;
+    /// elided repeats count).
     pub pages: u64,
+    done_read: DoneRun,
+    done_write: DoneRun,
 }
 
 impl TouchBatch {
@@ -245,6 +290,8 @@ impl TouchBatch {
             write: false,
             stall: Stall::ZERO,
             pages: 0,
+            done_read: DoneRun::NONE,
+            done_write: DoneRun::NONE,
         }
     }
 
@@ -307,16 +354,35 @@ impl TouchBatch {
     #[inline]
     pub fn flush<B: PageBacking + ?Sized>(&mut self, b: &mut B) {
         if self.n > 0 {
+            let (first, n, write) = (self.first, self.n, self.write);
+            let end = first + n;
             // The toucher has been stalled by the earlier runs: this one starts after them.
-            let s = b.touch(
-                self.now + self.stall.ns,
-                self.actor,
-                self.first,
-                self.n,
-                self.write,
-            );
+            let at = self.now + self.stall.ns;
+            let epoch = b.touch_epoch();
+            let s = match epoch {
+                Some(e)
+                    if self.done_write.covers(e, first, end)
+                        || (!write && self.done_read.covers(e, first, end)) =>
+                {
+                    b.count_repeated(at, self.actor, first, n, write)
+                }
+                _ => {
+                    let s = b.touch(at, self.actor, first, n, write);
+                    if let Some(e) = epoch.filter(|_| s == Stall::ZERO) {
+                        if b.touch_epoch() == Some(e) {
+                            let done = DoneRun { first, end, epoch: e };
+                            if write {
+                                self.done_write = done;
+                            } else {
+                                self.done_read = done;
+                            }
+                        }
+                    }
+                    s
+                }
+            };
             self.stall.add(s);
-            self.pages += self.n as u64;
+            self.pages += n as u64;
             self.n = 0;
         }
     }
