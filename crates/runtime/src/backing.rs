@@ -7,6 +7,11 @@
 //! [`PageBacking::release`] (ART releases cleared regions with `madvise(MADV_DONTNEED)`), and policies
 //! send hints with [`PageBacking::advise`].
 //!
+//! [`TouchBatch`] coalesces touches into runs and passes a repeat of a run that changed nothing
+//! (while the backing's [`PageBacking::touch_epoch`] says nothing changed since) to
+//! [`PageBacking::count_repeated`] instead: the kernel only counts it, which is all touching it
+//! would have done.
+//!
 //! [`MockBacking`] is a test implementation (records touches, models swapped pages with a fixed
 //! fault stall); [`NullBacking`] costs nothing (benchmarks, `inspect`).
 
