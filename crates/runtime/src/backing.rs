@@ -41,16 +41,17 @@ pub trait PageBacking {
     }
     /// The backing's page-state epoch, if it has one: while it is unchanged, repeating a touch
     /// that changed nothing (it left the epoch as it was and stalled nothing) would change
-    /// nothing but access counters, so [`TouchBatch`] passes such repeats to
+    /// nothing but access counters, so [`TouchBatch`] counts such repeats and passes them to
     /// [`Self::count_repeated`] instead of [`Self::touch`]. Default `None`: every touch is
     /// passed on.
     fn touch_epoch(&self) -> Option<u64> {
         None
     }
-    /// Account for a repeat of a touch of `[first, first+n)` elided under [`Self::touch_epoch`]
-    /// (the kernel counts the page accesses). Default: touch the pages.
-    fn count_repeated(&mut self, now: Nanos, actor: Actor, first: PageIdx, n: u32, write: bool) -> Stall {
-        self.touch(now, actor, first, n, write)
+    /// Account for `pages` page accesses elided under [`Self::touch_epoch`] as repeats of
+    /// touches that changed nothing (the kernel counts them). Only called on a backing whose
+    /// `touch_epoch` is `Some`; the default (no epoch) is never called.
+    fn count_repeated(&mut self, pages: u64) {
+        unreachable!("count_repeated({pages}) on a backing without a touch epoch")
     }
 }
 
@@ -248,10 +249,11 @@ struct DoneRun {
 }
 
 impl DoneRun {
+    /// Covers no run (`end` 0: a run of at least one page never ends at or before it).
     const NONE: Self = Self {
         first: 0,
         end: 0,
-        epoch: u64::MAX,
+        epoch: NO_EPOCH,
     };
 
     #[inline(always)]
@@ -260,6 +262,10 @@ impl DoneRun {
     }
 }
 
+/// [`TouchBatch::epoch`] when the batch does not know the backing's epoch (a backing's epoch
+/// counts events from 0 and never gets here).
+const NO_EPOCH: u64 = u64::MAX;
+
 /// Coalesces consecutive touches of the same or adjacent pages into one `touch` call (reads of
 /// pages inside a pending write run are absorbed by it).
 ///
@@ -267,9 +273,15 @@ impl DoneRun {
 /// passed to the backing whose touch changed nothing (zero stall, [`PageBacking::touch_epoch`]
 /// unchanged across it). A later run inside one of them (a read inside the remembered write run
 /// counts) while the epoch is still the same is a repeat that would change nothing but access
-/// counters: it goes to [`PageBacking::count_repeated`] instead (a GC copy loop alternates
-/// reading a source page and writing a destination page, so it repeats the same two runs
-/// object after object). A backing without an epoch (mocks) gets every run.
+/// counters: the batch only counts it, and hands the count to [`PageBacking::count_repeated`]
+/// before its next real touch and in [`Self::flush`] (a GC copy loop alternates reading a
+/// source page and writing a destination page, so it repeats the same two runs object after
+/// object). A backing without an epoch (mocks) gets every run.
+///
+/// The batch keeps the epoch its last call to the backing left (no call to read it on a
+/// repeat), so between two [`Self::flush`]es the backing must change only through the batch;
+/// code that calls the backing directly in between calls [`Self::sync`] first. A violation is
+/// caught (panic) at the next hand-over of counted repeats, which checks the epoch.
 #[derive(Debug)]
 pub struct TouchBatch {
     pub now: Nanos,
@@ -283,6 +295,10 @@ pub struct TouchBatch {
     pub pages: u64,
     done_read: DoneRun,
     done_write: DoneRun,
+    /// The backing's epoch as the batch's last call to it left it, or [`NO_EPOCH`].
+    epoch: u64,
+    /// Pages of elided repeats not yet handed to [`PageBacking::count_repeated`].
+    repeated: u64,
 }
 
 impl TouchBatch {
@@ -297,6 +313,8 @@ impl TouchBatch {
             pages: 0,
             done_read: DoneRun::NONE,
             done_write: DoneRun::NONE,
+            epoch: NO_EPOCH,
+            repeated: 0,
         }
     }
 
@@ -304,7 +322,7 @@ impl TouchBatch {
     #[inline]
     pub fn touch<B: PageBacking + ?Sized>(&mut self, b: &mut B, first: PageIdx, n: u32, write: bool) {
         if !self.merge(first, n, write) {
-            self.flush(b);
+            self.flush_run(b);
             self.first = first;
             self.n = n;
             self.write = write;
@@ -356,39 +374,95 @@ impl TouchBatch {
         }
     }
 
+    /// Whether `[first, end)` touched `write` repeats a remembered run at `epoch`.
+    #[inline(always)]
+    fn is_repeat(&self, epoch: u64, first: PageIdx, end: PageIdx, write: bool) -> bool {
+        self.done_write.covers(epoch, first, end) || (!write && self.done_read.covers(epoch, first, end))
+    }
+
+    /// Pass the pending run on: a repeat at the known epoch is only counted (no backing call),
+    /// anything else goes to [`Self::flush_slow`].
+    #[inline(always)]
+    fn flush_run<B: PageBacking + ?Sized>(&mut self, b: &mut B) {
+        if self.n > 0 {
+            if self.is_repeat(self.epoch, self.first, self.first + self.n, self.write) {
+                self.repeated += self.n as u64;
+                self.pages += self.n as u64;
+                self.n = 0;
+            } else {
+                self.flush_slow(b);
+            }
+        }
+    }
+
+    /// Hand the counted repeats to the backing, checking that its epoch is still the one they
+    /// were elided under (nothing changed the backing behind the batch's back).
+    #[inline]
+    fn hand_over<B: PageBacking + ?Sized>(&mut self, b: &mut B, epoch: Option<u64>) {
+        if self.repeated > 0 {
+            assert_eq!(
+                epoch,
+                Some(self.epoch),
+                "TouchBatch: the backing changed outside the batch after elided repeats (call sync first)"
+            );
+            b.count_repeated(self.repeated);
+            self.repeated = 0;
+        }
+    }
+
+    /// The pending run is not a repeat at the known epoch: read the backing's epoch, hand over
+    /// the counted repeats, then count the run if it repeats a remembered run at that epoch,
+    /// else touch it (remembering it if the touch changed nothing).
+    #[inline(never)]
+    fn flush_slow<B: PageBacking + ?Sized>(&mut self, b: &mut B) {
+        let (first, n, write) = (self.first, self.n, self.write);
+        self.n = 0;
+        self.pages += n as u64;
+        let epoch = b.touch_epoch();
+        self.hand_over(b, epoch);
+        if let Some(e) = epoch {
+            self.epoch = e;
+            // A repeat at an epoch the batch did not know (after `sync`/`flush`).
+            if self.is_repeat(e, first, first + n, write) {
+                self.repeated += n as u64;
+                return;
+            }
+        }
+        // The toucher has been stalled by the earlier runs: this one starts after them.
+        let at = self.now + self.stall.ns;
+        let s = b.touch(at, self.actor, first, n, write);
+        let after = b.touch_epoch();
+        self.epoch = after.unwrap_or(NO_EPOCH);
+        if let Some(e) = epoch.filter(|&e| s == Stall::ZERO && after == Some(e)) {
+            let done = DoneRun {
+                first,
+                end: first + n,
+                epoch: e,
+            };
+            if write {
+                self.done_write = done;
+            } else {
+                self.done_read = done;
+            }
+        }
+        self.stall.add(s);
+    }
+
+    /// Hand the counted repeats to the backing and forget its epoch: after this, code may call
+    /// the backing directly (the pending run stays pending).
+    pub fn sync<B: PageBacking + ?Sized>(&mut self, b: &mut B) {
+        if self.repeated > 0 {
+            let epoch = b.touch_epoch();
+            self.hand_over(b, epoch);
+        }
+        self.epoch = NO_EPOCH;
+    }
+
+    /// Pass the pending run and the counted repeats to the backing. After this the backing has
+    /// seen everything touched so far and may be changed by other code before the next touch.
     #[inline]
     pub fn flush<B: PageBacking + ?Sized>(&mut self, b: &mut B) {
-        if self.n > 0 {
-            let (first, n, write) = (self.first, self.n, self.write);
-            let end = first + n;
-            // The toucher has been stalled by the earlier runs: this one starts after them.
-            let at = self.now + self.stall.ns;
-            let epoch = b.touch_epoch();
-            let s = match epoch {
-                Some(e)
-                    if self.done_write.covers(e, first, end)
-                        || (!write && self.done_read.covers(e, first, end)) =>
-                {
-                    b.count_repeated(at, self.actor, first, n, write)
-                }
-                _ => {
-                    let s = b.touch(at, self.actor, first, n, write);
-                    if let Some(e) = epoch.filter(|_| s == Stall::ZERO) {
-                        if b.touch_epoch() == Some(e) {
-                            let done = DoneRun { first, end, epoch: e };
-                            if write {
-                                self.done_write = done;
-                            } else {
-                                self.done_read = done;
-                            }
-                        }
-                    }
-                    s
-                }
-            };
-            self.stall.add(s);
-            self.pages += n as u64;
-            self.n = 0;
-        }
+        self.flush_run(b);
+        self.sync(b);
     }
 }

@@ -47,8 +47,7 @@ impl PageBacking for Kernel {
 
     /// A repeat of accesses that changed nothing only counts them (see [`Kernel::touch_epoch`]).
     #[inline]
-    fn count_repeated(&mut self, _now: Nanos, _actor: Actor, _first: PageIdx, n: u32, _write: bool) -> Stall {
-        self.count_repeated_accesses(n as u64);
-        Stall::ZERO
+    fn count_repeated(&mut self, pages: u64) {
+        self.count_repeated_accesses(pages);
     }
 }
