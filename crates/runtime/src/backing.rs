@@ -48,10 +48,24 @@ pub trait PageBacking {
         None
     }
     /// Account for `pages` page accesses elided under [`Self::touch_epoch`] as repeats of
-    /// touches that changed nothing (the kernel counts them). Only called on a backing whose
-    /// `touch_epoch` is `Some`; the default (no epoch) is never called.
-    fn count_repeated(&mut self, pages: u64) {
-        unreachable!("count_repeated({pages}) on a backing without a touch epoch")
+    /// touches that changed nothing, at `epoch` (the kernel counts them). A backing checks that
+    /// `epoch` is still its epoch (panics otherwise: something changed it behind the batch's
+    /// back, see [`TouchBatch`]). Only called on a backing whose `touch_epoch` is `Some`; the
+    /// default (no epoch) is never called.
+    fn count_repeated(&mut self, pages: u64, epoch: u64) {
+        unreachable!("count_repeated({pages}, {epoch}) on a backing without a touch epoch")
+    }
+    /// [`Self::touch`], then [`Self::touch_epoch`] (one call for [`TouchBatch`]).
+    fn touch_then_epoch(
+        &mut self,
+        now: Nanos,
+        actor: Actor,
+        first: PageIdx,
+        n: u32,
+        write: bool,
+    ) -> (Stall, Option<u64>) {
+        let s = self.touch(now, actor, first, n, write);
+        (s, self.touch_epoch())
     }
 }
 
@@ -281,7 +295,7 @@ const NO_EPOCH: u64 = u64::MAX;
 /// The batch keeps the epoch its last call to the backing left (no call to read it on a
 /// repeat), so between two [`Self::flush`]es the backing must change only through the batch;
 /// code that calls the backing directly in between calls [`Self::sync`] first. A violation is
-/// caught (panic) at the next hand-over of counted repeats, which checks the epoch.
+/// caught (panic) at the next hand-over of counted repeats, where the backing checks the epoch.
 #[derive(Debug)]
 pub struct TouchBatch {
     pub now: Nanos,
@@ -395,43 +409,38 @@ impl TouchBatch {
         }
     }
 
-    /// Hand the counted repeats to the backing, checking that its epoch is still the one they
-    /// were elided under (nothing changed the backing behind the batch's back).
-    #[inline]
-    fn hand_over<B: PageBacking + ?Sized>(&mut self, b: &mut B, epoch: Option<u64>) {
-        if self.repeated > 0 {
-            assert_eq!(
-                epoch,
-                Some(self.epoch),
-                "TouchBatch: the backing changed outside the batch after elided repeats (call sync first)"
-            );
-            b.count_repeated(self.repeated);
-            self.repeated = 0;
-        }
-    }
-
-    /// The pending run is not a repeat at the known epoch: read the backing's epoch, hand over
-    /// the counted repeats, then count the run if it repeats a remembered run at that epoch,
-    /// else touch it (remembering it if the touch changed nothing).
+    /// The pending run is not a repeat at the known epoch: hand over the counted repeats; if
+    /// the batch does not know the backing's epoch, read it and count the run if it repeats a
+    /// remembered run at that epoch; else touch it (remembering it if the touch changed
+    /// nothing). With the epoch known, one backing call (two with repeats to hand over).
     #[inline(never)]
     fn flush_slow<B: PageBacking + ?Sized>(&mut self, b: &mut B) {
         let (first, n, write) = (self.first, self.n, self.write);
         self.n = 0;
         self.pages += n as u64;
-        let epoch = b.touch_epoch();
-        self.hand_over(b, epoch);
-        if let Some(e) = epoch {
-            self.epoch = e;
-            // A repeat at an epoch the batch did not know (after `sync`/`flush`).
-            if self.is_repeat(e, first, first + n, write) {
-                self.repeated += n as u64;
-                return;
-            }
+        if self.repeated > 0 {
+            // Repeats are only counted while the epoch is known.
+            b.count_repeated(self.repeated, self.epoch);
+            self.repeated = 0;
         }
+        let epoch = if self.epoch != NO_EPOCH {
+            // The fast path found no repeat at it.
+            Some(self.epoch)
+        } else {
+            let epoch = b.touch_epoch();
+            if let Some(e) = epoch {
+                self.epoch = e;
+                // A repeat at an epoch the batch did not know (after `sync`/`flush`).
+                if self.is_repeat(e, first, first + n, write) {
+                    self.repeated += n as u64;
+                    return;
+                }
+            }
+            epoch
+        };
         // The toucher has been stalled by the earlier runs: this one starts after them.
         let at = self.now + self.stall.ns;
-        let s = b.touch(at, self.actor, first, n, write);
-        let after = b.touch_epoch();
+        let (s, after) = b.touch_then_epoch(at, self.actor, first, n, write);
         self.epoch = after.unwrap_or(NO_EPOCH);
         if let Some(e) = epoch.filter(|&e| s == Stall::ZERO && after == Some(e)) {
             let done = DoneRun {
@@ -452,8 +461,8 @@ impl TouchBatch {
     /// the backing directly (the pending run stays pending).
     pub fn sync<B: PageBacking + ?Sized>(&mut self, b: &mut B) {
         if self.repeated > 0 {
-            let epoch = b.touch_epoch();
-            self.hand_over(b, epoch);
+            b.count_repeated(self.repeated, self.epoch);
+            self.repeated = 0;
         }
         self.epoch = NO_EPOCH;
     }

@@ -47,7 +47,25 @@ impl PageBacking for Kernel {
 
     /// A repeat of accesses that changed nothing only counts them (see [`Kernel::touch_epoch`]).
     #[inline]
-    fn count_repeated(&mut self, pages: u64) {
+    fn count_repeated(&mut self, pages: u64, epoch: u64) {
+        assert_eq!(
+            Kernel::touch_epoch(self),
+            Some(epoch),
+            "TouchBatch: the backing changed outside the batch after elided repeats (call sync first)"
+        );
         self.count_repeated_accesses(pages);
+    }
+
+    #[inline]
+    fn touch_then_epoch(
+        &mut self,
+        now: Nanos,
+        actor: Actor,
+        first: PageIdx,
+        n: u32,
+        write: bool,
+    ) -> (Stall, Option<u64>) {
+        let s = PageBacking::touch(self, now, actor, first, n, write);
+        (s, Kernel::touch_epoch(self))
     }
 }
