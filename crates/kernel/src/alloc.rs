@@ -437,6 +437,7 @@ impl Kernel {
             .placement
             .alloc(&mut cx, &mut self.buddy, 0, MigrateType::Movable, purpose)?;
         self.frame_owner[to as usize] = idx;
+        self.pt.epoch += 1;
         self.pt.pages[idx as usize].loc = to;
         self.free_user_frame(p.pid, p.kind, p.loc);
         Some(true)

@@ -159,6 +159,8 @@ impl Kernel {
 
     /// Run compaction towards a free block of `order`; returns its CPU cost.
     pub(crate) fn compact(&mut self, order: u8) -> Nanos {
+        // Migration moves pages to other frames (accesses do not look at frames; bumped to be safe).
+        self.pt.epoch += 1;
         let mut map = FrameMap {
             owner: &mut self.frame_owner,
             pages: &mut self.pt.pages,

@@ -68,6 +68,7 @@ impl Kernel {
         self.last_now = self.last_now.max(now);
         match p.state {
             PageState::Resident => {
+                self.pt.epoch += 1;
                 self.pt.pages[idx as usize].flags |= flags::DIRTY;
                 self.note_file_dirtied(now, idx);
                 Ok(Stall::ZERO)
@@ -127,6 +128,8 @@ impl Kernel {
                     break;
                 }
                 self.dirty_q.pop_front();
+                // Clears DIRTY_QUEUED (and DIRTY): a later write is no repeat of an earlier one.
+                self.pt.epoch += 1;
                 let p = &mut self.pt.pages[idx as usize];
                 p.flags &= !flags::DIRTY_QUEUED;
                 if p.state != PageState::Resident || p.kind.is_anon() || p.flags & flags::DIRTY == 0 {

@@ -153,6 +153,8 @@ impl PolicyKernel<'_> {
 
     /// `/sys/kernel/mm/page_idle`: mark `[first, first+n)` idle; the next access clears it.
     pub fn mark_idle(&mut self, first: PageIdx, n: u32) {
+        // The next access of these pages clears IDLE: it is no repeat of an earlier one.
+        self.k.pt.epoch += 1;
         for p in self.range_mut(first, n) {
             p.flags |= flags::IDLE;
         }

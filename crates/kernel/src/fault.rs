@@ -51,11 +51,11 @@ impl Kernel {
         if self.access_log.is_some() {
             self.log_access(now, idx);
         }
-        let p = self
-            .pt
-            .pages
-            .get_mut(idx as usize)
-            .ok_or(KernelError::NotMapped(idx))?;
+        let Some(p) = self.pt.pages.get_mut(idx as usize) else {
+            // Not a resident hit: a run containing it is never elided (see `touch_epoch`).
+            self.pt.epoch += 1;
+            return Err(KernelError::NotMapped(idx));
+        };
         if p.state == PageState::Resident {
             if p.flags & flags::WRITEBACK != 0 {
                 return Ok(self.writeback_hit(now, actor, idx, write));
@@ -80,6 +80,44 @@ impl Kernel {
             self.pt.pages[idx as usize].flags &= !flags::IDLE;
         }
         r
+    }
+
+    /// The page-state epoch, or `None` while the access stream is recorded ([`Self::access_log`]
+    /// must see every access). Callers may skip repeating a run of accesses that changed nothing
+    /// (same epoch before and after it, zero stall) as long as the epoch is unchanged, and count
+    /// the repeat with [`Self::count_repeated_accesses`]: it would have done exactly that.
+    ///
+    /// Why a repeat is a no-op. Say a run of accesses left the epoch unchanged and stalled
+    /// nothing: each of its pages was resident (a fault, `fault()`, bumps; an unmapped index
+    /// bumps), not under writeback (`writeback_hit` cancels it: an LRU add, which bumps), not
+    /// UNMAPPED (`fault_around` bumps) and, for a write, not swap-cached (`drop_swap_copy`
+    /// bumps). So after it each page is resident with ACCESSED set and IDLE clear, and for a
+    /// write DIRTY set, SWAPCACHE clear and, for a file page, DIRTY_QUEUED set (by
+    /// `note_file_dirtied`). Every kernel path that could undo one of these bumps the epoch:
+    /// leaving Resident (`free_resident_frame`, unmapping, discard's LRU removal), clearing
+    /// ACCESSED (reclaim scans and `MADV_COLD` move the page on the LRU; `start_writeback`,
+    /// prefetches are faults), setting IDLE (`mark_idle`), setting UNMAPPED or SWAPCACHE
+    /// (faults, `store_copies`), WRITEBACK (`start_writeback`), clearing DIRTY or DIRTY_QUEUED
+    /// (`store_copies`, the flusher). Other resident hits in between only set ACCESSED/DIRTY
+    /// and clear IDLE, which keeps all of this true. With the epoch unchanged, a repeat of a page
+    /// of the run (a read of a page the run wrote included) therefore finds the page resident,
+    /// not under writeback, not UNMAPPED, its flags already ORed in and IDLE already clear, no
+    /// swap copy to drop and `note_file_dirtied` returning at once: it only counts the access
+    /// and stalls nothing.
+    #[inline]
+    pub fn touch_epoch(&self) -> Option<u64> {
+        if self.access_log.is_some() {
+            None
+        } else {
+            Some(self.pt.epoch)
+        }
+    }
+
+    /// Count `n` page accesses that [`Self::touch_epoch`] showed to be repeats of accesses that
+    /// changed nothing (all they would have done).
+    #[inline]
+    pub fn count_repeated_accesses(&mut self, n: u64) {
+        self.vmstat.page_accesses += n;
     }
 
     /// Touch `n` consecutive pages; stops at the first error.
@@ -127,6 +165,7 @@ impl Kernel {
         write: bool,
     ) -> Result<Stall, KernelError> {
         let p = self.pt.pages[idx as usize];
+        self.pt.epoch += 1;
         self.vmstat.pgfault += 1;
         self.last_now = self.last_now.max(now);
         match p.state {
@@ -191,6 +230,7 @@ impl Kernel {
 
     /// Release the frame of a resident page that is already off its LRU list.
     pub(crate) fn free_resident_frame(&mut self, idx: PageIdx) {
+        self.pt.epoch += 1;
         let p = self.pt.pages[idx as usize];
         debug_assert_eq!(p.state, PageState::Resident);
         debug_assert_eq!(p.lru, LruList::None);
@@ -622,6 +662,7 @@ impl Kernel {
         let Some(vma) = self.vmas[v] else { return };
         let start = vma.first + (idx - vma.first) / FAULT_AROUND_PAGES * FAULT_AROUND_PAGES;
         let end = (start + FAULT_AROUND_PAGES).min(vma.first + vma.pages);
+        self.pt.epoch += 1;
         let mut hits = 0u16;
         for q in start..end {
             let p = &mut self.pt.pages[q as usize];

@@ -238,6 +238,10 @@ pub struct PageTable {
     /// The last stamp handed out.
     pub clock: u32,
     stamps_on: bool,
+    /// Page-state epoch: bumped by every event that can change what an access of a resident page
+    /// does (see [`crate::Kernel::touch_epoch`]); here by mapping, unmapping and every LRU list
+    /// move, the other kernel paths bump it where they write page flags or state.
+    pub epoch: u64,
 }
 
 impl PageTable {
@@ -277,6 +281,7 @@ impl PageTable {
 
     /// Reserve `len` page slots, initialised to `state` for `pid`.
     pub fn map(&mut self, pid: Pid, len: u32, kind: PageKind, state: PageState, exec: bool) -> PageIdx {
+        self.epoch += 1;
         let first = self.ranges.alloc(len);
         let end = (first + len) as usize;
         if self.pages.len() < end {
@@ -299,6 +304,7 @@ impl PageTable {
     }
 
     pub fn unmap(&mut self, first: PageIdx, len: u32) {
+        self.epoch += 1;
         for p in &mut self.pages[first as usize..(first + len) as usize] {
             *p = Page::FREED;
         }
@@ -310,6 +316,7 @@ impl PageTable {
     /// Add `idx` at the head (most recent end) of `list` in `lru`.
     #[inline]
     pub fn lru_add_head(&mut self, lru: &mut LruVec, idx: PageIdx, list: LruList) {
+        self.epoch += 1;
         let l = list as usize;
         let old = lru.head[l];
         {
@@ -334,6 +341,7 @@ impl PageTable {
     /// Add `idx` at the tail (reclaimed first) of `list`.
     #[inline]
     pub fn lru_add_tail(&mut self, lru: &mut LruVec, idx: PageIdx, list: LruList) {
+        self.epoch += 1;
         let l = list as usize;
         let old = lru.tail[l];
         {
@@ -358,6 +366,7 @@ impl PageTable {
     /// Remove `idx` from whatever list it is on.
     #[inline]
     pub fn lru_del(&mut self, lru: &mut LruVec, idx: PageIdx) {
+        self.epoch += 1;
         let p = self.pages[idx as usize];
         if p.lru == LruList::None {
             return;

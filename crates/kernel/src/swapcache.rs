@@ -22,6 +22,7 @@ use engine::{Actor, Nanos, Stall};
 impl Kernel {
     /// Free the backend copy of a swap-cached resident page (it was written, or is going away).
     pub(crate) fn drop_swap_copy(&mut self, idx: PageIdx) {
+        self.pt.epoch += 1;
         let p = &mut self.pt.pages[idx as usize];
         let (dev, h) = (p.swap_dev as usize, p.shadow);
         p.flags &= !flags::SWAPCACHE;
@@ -105,6 +106,7 @@ impl Kernel {
                 backends[dev].store(&mut env, batch, &mut handles)
             };
             let Ok(cost) = result else { continue };
+            self.pt.epoch += 1;
             for (sp, &h) in batch.iter().zip(handles.iter()) {
                 let owner = &mut self.handle_owner[dev];
                 if owner.len() <= h as usize {
@@ -131,6 +133,7 @@ impl Kernel {
         if dev as usize >= self.backends.len() {
             return Stall::ZERO;
         }
+        self.pt.epoch += 1;
         let cost = {
             let (mut env, backends) = self.backend_env(now);
             backends[dev as usize].maintain(&mut env, op)

@@ -34,6 +34,7 @@ impl Kernel {
     /// Put `idx` (resident, already off its LRU list, its copy stored under handle `h` on `dev`)
     /// under writeback until `done`.
     pub(crate) fn start_writeback(&mut self, idx: PageIdx, dev: u8, h: SwapHandle, done: Nanos) {
+        self.pt.epoch += 1;
         let page = &mut self.pt.pages[idx as usize];
         page.flags = (page.flags | flags::SWAPCACHE | flags::WRITEBACK)
             & !(flags::DIRTY | flags::ACCESSED | flags::REFERENCED);

@@ -7,6 +7,11 @@
 //! [`PageBacking::release`] (ART releases cleared regions with `madvise(MADV_DONTNEED)`), and policies
 //! send hints with [`PageBacking::advise`].
 //!
+//! [`TouchBatch`] coalesces touches into runs and passes a repeat of a run that changed nothing
+//! (while the backing's [`PageBacking::touch_epoch`] says nothing changed since) to
+//! [`PageBacking::count_repeated`] instead: the kernel only counts it, which is all touching it
+//! would have done.
+//!
 //! [`MockBacking`] is a test implementation (records touches, models swapped pages with a fixed
 //! fault stall); [`NullBacking`] costs nothing (benchmarks, `inspect`).
 
@@ -33,6 +38,34 @@ pub trait PageBacking {
     /// side effects), so callers may skip touching pages altogether. Default `false`.
     fn touches_are_free(&self) -> bool {
         false
+    }
+    /// The backing's page-state epoch, if it has one: while it is unchanged, repeating a touch
+    /// that changed nothing (it left the epoch as it was and stalled nothing) would change
+    /// nothing but access counters, so [`TouchBatch`] counts such repeats and passes them to
+    /// [`Self::count_repeated`] instead of [`Self::touch`]. Default `None`: every touch is
+    /// passed on.
+    fn touch_epoch(&self) -> Option<u64> {
+        None
+    }
+    /// Account for `pages` page accesses elided under [`Self::touch_epoch`] as repeats of
+    /// touches that changed nothing, at `epoch` (the kernel counts them). A backing checks that
+    /// `epoch` is still its epoch (panics otherwise: something changed it behind the batch's
+    /// back, see [`TouchBatch`]). Only called on a backing whose `touch_epoch` is `Some`; the
+    /// default (no epoch) is never called.
+    fn count_repeated(&mut self, pages: u64, epoch: u64) {
+        unreachable!("count_repeated({pages}, {epoch}) on a backing without a touch epoch")
+    }
+    /// [`Self::touch`], then [`Self::touch_epoch`] (one call for [`TouchBatch`]).
+    fn touch_then_epoch(
+        &mut self,
+        now: Nanos,
+        actor: Actor,
+        first: PageIdx,
+        n: u32,
+        write: bool,
+    ) -> (Stall, Option<u64>) {
+        let s = self.touch(now, actor, first, n, write);
+        (s, self.touch_epoch())
     }
 }
 
@@ -221,8 +254,48 @@ impl PageBacking for MockBacking {
     }
 }
 
+/// A run of pages the backing was last given, with the epoch its touch left unchanged.
+#[derive(Debug, Clone, Copy)]
+struct DoneRun {
+    first: PageIdx,
+    end: PageIdx,
+    epoch: u64,
+}
+
+impl DoneRun {
+    /// Covers no run (`end` 0: a run of at least one page never ends at or before it).
+    const NONE: Self = Self {
+        first: 0,
+        end: 0,
+        epoch: NO_EPOCH,
+    };
+
+    #[inline(always)]
+    fn covers(&self, epoch: u64, first: PageIdx, end: PageIdx) -> bool {
+        self.epoch == epoch && first >= self.first && end <= self.end
+    }
+}
+
+/// [`TouchBatch::epoch`] when the batch does not know the backing's epoch (a backing's epoch
+/// counts events from 0 and never gets here).
+const NO_EPOCH: u64 = u64::MAX;
+
 /// Coalesces consecutive touches of the same or adjacent pages into one `touch` call (reads of
 /// pages inside a pending write run are absorbed by it).
+///
+/// Exact elision of repeats: the batch remembers the last read run and the last write run it
+/// passed to the backing whose touch changed nothing (zero stall, [`PageBacking::touch_epoch`]
+/// unchanged across it). A later run inside one of them (a read inside the remembered write run
+/// counts) while the epoch is still the same is a repeat that would change nothing but access
+/// counters: the batch only counts it, and hands the count to [`PageBacking::count_repeated`]
+/// before its next real touch and in [`Self::flush`] (a GC copy loop alternates reading a
+/// source page and writing a destination page, so it repeats the same two runs object after
+/// object). A backing without an epoch (mocks) gets every run.
+///
+/// The batch keeps the epoch its last call to the backing left (no call to read it on a
+/// repeat), so between two [`Self::flush`]es the backing must change only through the batch;
+/// code that calls the backing directly in between calls [`Self::sync`] first. A violation is
+/// caught (panic) at the next hand-over of counted repeats, where the backing checks the epoch.
 #[derive(Debug)]
 pub struct TouchBatch {
     pub now: Nanos,
@@ -231,8 +304,15 @@ pub struct TouchBatch {
     n: u32,
     write: bool,
     pub stall: Stall,
-    /// Pages passed to the backing (after coalescing; a page touched twice in a row counts once).
+    /// Pages of the runs flushed (after coalescing; a page touched twice in a row counts once;
+    /// elided repeats count).
     pub pages: u64,
+    done_read: DoneRun,
+    done_write: DoneRun,
+    /// The backing's epoch as the batch's last call to it left it, or [`NO_EPOCH`].
+    epoch: u64,
+    /// Pages of elided repeats not yet handed to [`PageBacking::count_repeated`].
+    repeated: u64,
 }
 
 impl TouchBatch {
@@ -245,6 +325,10 @@ impl TouchBatch {
             write: false,
             stall: Stall::ZERO,
             pages: 0,
+            done_read: DoneRun::NONE,
+            done_write: DoneRun::NONE,
+            epoch: NO_EPOCH,
+            repeated: 0,
         }
     }
 
@@ -252,7 +336,7 @@ impl TouchBatch {
     #[inline]
     pub fn touch<B: PageBacking + ?Sized>(&mut self, b: &mut B, first: PageIdx, n: u32, write: bool) {
         if !self.merge(first, n, write) {
-            self.flush(b);
+            self.flush_run(b);
             self.first = first;
             self.n = n;
             self.write = write;
@@ -304,20 +388,90 @@ impl TouchBatch {
         }
     }
 
+    /// Whether `[first, end)` touched `write` repeats a remembered run at `epoch`.
+    #[inline(always)]
+    fn is_repeat(&self, epoch: u64, first: PageIdx, end: PageIdx, write: bool) -> bool {
+        self.done_write.covers(epoch, first, end) || (!write && self.done_read.covers(epoch, first, end))
+    }
+
+    /// Pass the pending run on: a repeat at the known epoch is only counted (no backing call),
+    /// anything else goes to [`Self::flush_slow`].
+    #[inline(always)]
+    fn flush_run<B: PageBacking + ?Sized>(&mut self, b: &mut B) {
+        if self.n > 0 {
+            if self.is_repeat(self.epoch, self.first, self.first + self.n, self.write) {
+                self.repeated += self.n as u64;
+                self.pages += self.n as u64;
+                self.n = 0;
+            } else {
+                self.flush_slow(b);
+            }
+        }
+    }
+
+    /// The pending run is not a repeat at the known epoch: hand over the counted repeats; if
+    /// the batch does not know the backing's epoch, read it and count the run if it repeats a
+    /// remembered run at that epoch; else touch it (remembering it if the touch changed
+    /// nothing). With the epoch known, one backing call (two with repeats to hand over).
+    #[inline(never)]
+    fn flush_slow<B: PageBacking + ?Sized>(&mut self, b: &mut B) {
+        let (first, n, write) = (self.first, self.n, self.write);
+        self.n = 0;
+        self.pages += n as u64;
+        if self.repeated > 0 {
+            // Repeats are only counted while the epoch is known.
+            b.count_repeated(self.repeated, self.epoch);
+            self.repeated = 0;
+        }
+        let epoch = if self.epoch != NO_EPOCH {
+            // The fast path found no repeat at it.
+            Some(self.epoch)
+        } else {
+            let epoch = b.touch_epoch();
+            if let Some(e) = epoch {
+                self.epoch = e;
+                // A repeat at an epoch the batch did not know (after `sync`/`flush`).
+                if self.is_repeat(e, first, first + n, write) {
+                    self.repeated += n as u64;
+                    return;
+                }
+            }
+            epoch
+        };
+        // The toucher has been stalled by the earlier runs: this one starts after them.
+        let at = self.now + self.stall.ns;
+        let (s, after) = b.touch_then_epoch(at, self.actor, first, n, write);
+        self.epoch = after.unwrap_or(NO_EPOCH);
+        if let Some(e) = epoch.filter(|&e| s == Stall::ZERO && after == Some(e)) {
+            let done = DoneRun {
+                first,
+                end: first + n,
+                epoch: e,
+            };
+            if write {
+                self.done_write = done;
+            } else {
+                self.done_read = done;
+            }
+        }
+        self.stall.add(s);
+    }
+
+    /// Hand the counted repeats to the backing and forget its epoch: after this, code may call
+    /// the backing directly (the pending run stays pending).
+    pub fn sync<B: PageBacking + ?Sized>(&mut self, b: &mut B) {
+        if self.repeated > 0 {
+            b.count_repeated(self.repeated, self.epoch);
+            self.repeated = 0;
+        }
+        self.epoch = NO_EPOCH;
+    }
+
+    /// Pass the pending run and the counted repeats to the backing. After this the backing has
+    /// seen everything touched so far and may be changed by other code before the next touch.
     #[inline]
     pub fn flush<B: PageBacking + ?Sized>(&mut self, b: &mut B) {
-        if self.n > 0 {
-            // The toucher has been stalled by the earlier runs: this one starts after them.
-            let s = b.touch(
-                self.now + self.stall.ns,
-                self.actor,
-                self.first,
-                self.n,
-                self.write,
-            );
-            self.stall.add(s);
-            self.pages += self.n as u64;
-            self.n = 0;
-        }
+        self.flush_run(b);
+        self.sync(b);
     }
 }

@@ -346,34 +346,38 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
             .flatten()
         {
             Some(a) => a,
-            None => match self.heap.take_region(self.backing, false) {
-                Ok(r) => {
-                    self.taken.push(r);
-                    self.heap.regions[r as usize].group = group;
-                    if self.hooks.separate_space(group) {
-                        self.heap.regions[r as usize].separate = true;
-                        self.heap.separate_regions += 1;
+            None => {
+                // The backing is called directly (a region may be mapped): the batch syncs first.
+                self.batch.sync(self.backing);
+                match self.heap.take_region(self.backing, false) {
+                    Ok(r) => {
+                        self.taken.push(r);
+                        self.heap.regions[r as usize].group = group;
+                        if self.hooks.separate_space(group) {
+                            self.heap.regions[r as usize].separate = true;
+                            self.heap.separate_regions += 1;
+                        }
+                        if self.regs.len() <= r as usize {
+                            self.regs.resize(r as usize + 1, RegMark::default());
+                        }
+                        self.regs[r as usize].role = ROLE_NONE;
+                        cur = r;
+                        self.to_region[g] = r;
+                        self.heap
+                            .bump_aligned(cur, size, align)
+                            .expect("object fits in an empty region")
                     }
-                    if self.regs.len() <= r as usize {
-                        self.regs.resize(r as usize + 1, RegMark::default());
+                    Err(_) => {
+                        // No free region: the object stays; its region becomes unevacuated.
+                        self.copy_failed = true;
+                        let r = (rec.addr >> REGION_SHIFT) as usize;
+                        self.regs[r].role = ROLE_UNEVAC;
+                        let (f, n) = self.heap.pages_in(rec);
+                        self.batch.touch(self.backing, f, n, true);
+                        return;
                     }
-                    self.regs[r as usize].role = ROLE_NONE;
-                    cur = r;
-                    self.to_region[g] = r;
-                    self.heap
-                        .bump_aligned(cur, size, align)
-                        .expect("object fits in an empty region")
                 }
-                Err(_) => {
-                    // No free region: the object stays; its region becomes unevacuated.
-                    self.copy_failed = true;
-                    let r = (rec.addr >> REGION_SHIFT) as usize;
-                    self.regs[r].role = ROLE_UNEVAC;
-                    let (f, n) = self.heap.pages_in(rec);
-                    self.batch.touch(self.backing, f, n, true);
-                    return;
-                }
-            },
+            }
         };
         let (f, n) = self.heap.pages_in(rec);
         self.batch.touch(self.backing, f, n, false);

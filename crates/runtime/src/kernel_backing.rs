@@ -1,6 +1,7 @@
 //! The kernel as the runtime's page backing: heap regions are anonymous Java-heap mappings of the
 //! app's process, GC and mutator touches go through the kernel's fault path (so swapped pages
-//! fault back in with their cost on the touching thread), `release` is `MADV_DONTNEED`.
+//! fault back in with their cost on the touching thread), `release` is `MADV_DONTNEED`. Repeats
+//! of touches that changed nothing are only counted ([`Kernel::touch_epoch`]).
 
 use crate::backing::PageBacking;
 use engine::{Actor, Nanos, Stall};
@@ -37,5 +38,34 @@ impl PageBacking for Kernel {
 
     fn release(&mut self, _now: Nanos, _actor: Actor, first: PageIdx, n: u32) {
         self.discard(first, n);
+    }
+
+    #[inline]
+    fn touch_epoch(&self) -> Option<u64> {
+        Kernel::touch_epoch(self)
+    }
+
+    /// A repeat of accesses that changed nothing only counts them (see [`Kernel::touch_epoch`]).
+    #[inline]
+    fn count_repeated(&mut self, pages: u64, epoch: u64) {
+        assert_eq!(
+            Kernel::touch_epoch(self),
+            Some(epoch),
+            "TouchBatch: the backing changed outside the batch after elided repeats (call sync first)"
+        );
+        self.count_repeated_accesses(pages);
+    }
+
+    #[inline]
+    fn touch_then_epoch(
+        &mut self,
+        now: Nanos,
+        actor: Actor,
+        first: PageIdx,
+        n: u32,
+        write: bool,
+    ) -> (Stall, Option<u64>) {
+        let s = PageBacking::touch(self, now, actor, first, n, write);
+        (s, Kernel::touch_epoch(self))
     }
 }
