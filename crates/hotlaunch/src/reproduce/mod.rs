@@ -127,8 +127,9 @@ pub fn run_all(quick: bool, progress: impl FnMut(CheckProgress) + Send) -> Vec<(
         .collect()
 }
 
-/// What a running group reports: a check starts, or ends after `wall_s` seconds, `cpu_s` of
-/// them on its thread's CPU (rows that share a run wait for it: wall without CPU).
+/// What a running group reports: a check starts, or ends after `wall_s` seconds having used
+/// `cpu_s` of CPU (its thread's and its parallel variants'; rows that share a run wait for it:
+/// wall without CPU).
 #[derive(Debug, Clone, Copy)]
 pub enum CheckProgress<'a> {
     Started(&'a str),
@@ -165,10 +166,11 @@ fn run_checks(
             tolerance: String::new(),
             status: status(false),
         });
+        let workers = WORKER_CPU.with(|c| c.replace(std::time::Duration::ZERO));
         report(CheckProgress::Done {
             check: name,
             wall_s: wall.elapsed().as_secs_f64(),
-            cpu_s: (crate::thread_cpu() - cpu).as_secs_f64(),
+            cpu_s: (crate::thread_cpu() - cpu + workers).as_secs_f64(),
         });
         check
     })
@@ -213,12 +215,30 @@ pub(crate) fn run_scenario_map<T: Send>(
 ) -> anyhow::Result<Vec<(String, T)>> {
     let sc = builtin_scenario(name, quick)?;
     let (spec, plans) = scenario_runs(&sc)?;
-    crate::par_map(plans.len(), crate::jobs(), |i| {
-        let p = &plans[i];
-        Ok((p.label.clone(), f(&run_plan(&sc.name, &spec, p)?)))
-    })
-    .into_iter()
-    .collect()
+    let caller = std::thread::current().id();
+    let runs = crate::par_map(plans.len(), crate::jobs(), |i| {
+        let (p, t0) = (&plans[i], crate::thread_cpu());
+        let r = run_plan(&sc.name, &spec, p).map(|out| (p.label.clone(), f(&out)));
+        // Only runs on other threads: the caller's own CPU is counted by its clock.
+        let other = std::thread::current().id() != caller;
+        (
+            r,
+            if other {
+                crate::thread_cpu() - t0
+            } else {
+                Default::default()
+            },
+        )
+    });
+    // The workers' CPU counts for the check that asked (its progress line).
+    let cpu: std::time::Duration = runs.iter().map(|(_, t)| *t).sum();
+    WORKER_CPU.with(|c| c.set(c.get() + cpu));
+    runs.into_iter().map(|(r, _)| r).collect()
+}
+
+thread_local! {
+    /// CPU of runs a check handed to other threads ([`run_scenario_map`]), for its progress line.
+    static WORKER_CPU: std::cell::Cell<std::time::Duration> = const { std::cell::Cell::new(std::time::Duration::ZERO) };
 }
 
 /// The shared spec and the per-variant run plans of `sc`.
