@@ -55,10 +55,13 @@ pub mod mm;
 mod node_lru;
 pub mod psi;
 mod reclaim;
+mod scan_balance;
 pub mod swap;
 mod swapcache;
 pub mod swapmap;
 pub mod types;
+mod watermarks;
+pub use watermarks::Watermarks;
 mod writeback;
 pub mod zram;
 
@@ -149,27 +152,10 @@ pub struct KernelParams {
     /// before Linux 5.9; only with [`Self::node_lru_by_page_age`] on a pre-5.9 release (see
     /// `node_lru.rs`), else on the inactive list (5.9+; the per-process models' measured start).
     pub new_anon_active: bool,
-}
-
-/// Zone watermarks in pages.
-#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
-pub struct Watermarks {
-    pub min: u64,
-    pub low: u64,
-    pub high: u64,
-}
-
-impl Watermarks {
-    /// Linux `__setup_per_zone_wmarks` for one zone.
-    pub fn linux(managed_pages: u64, min_free_kbytes: u64, watermark_scale_factor: u64) -> Self {
-        let min = min_free_kbytes / 4;
-        let tmp = (min / 4).max(managed_pages * watermark_scale_factor / 10_000);
-        Watermarks {
-            min,
-            low: min + tmp,
-            high: min + 2 * tmp,
-        }
-    }
+    /// Linux before 5.8's `get_scan_count` (`recent_rotated / recent_scanned` per type, file only
+    /// while the inactive file list is not low): with [`Self::node_lru_by_page_age`] on a pre-5.8
+    /// release only (see `scan_balance.rs`), else the 5.8+ reclaim cost model.
+    pub scan_balance_49: bool,
 }
 
 /// `/proc/vmstat`-style counters.
@@ -374,6 +360,8 @@ pub struct Kernel {
     /// Recent reclaim cost per type for `get_scan_count` (Linux `lruvec->anon_cost/file_cost`).
     pub(crate) anon_cost: u64,
     pub(crate) file_cost: u64,
+    /// Node-wide `recent_scanned` / `recent_rotated` of pre-5.8 kernels (`scan_balance.rs`).
+    pub(crate) reclaim_stat: scan_balance::ReclaimStat,
     pub(crate) reclaim_pass: u64,
     pub(crate) state_counts: [u64; NR_PAGE_STATES],
     pub(crate) kernel_frames: u64,
@@ -448,6 +436,11 @@ impl Kernel {
                 && device
                     .kernel_release()
                     .is_some_and(|r| (r.major, r.minor) < (5, 9)),
+            scan_balance_49: !device.stock().per_app_memcg
+                && device.stock().node_lru_by_page_age
+                && device
+                    .kernel_release()
+                    .is_some_and(|r| (r.major, r.minor) < (5, 8)),
         };
         let nbackends = backends.len();
         let stamped = params.global_lru && params.node_lru_by_page_age;
@@ -493,6 +486,7 @@ impl Kernel {
             nonresident_age: 0,
             anon_cost: 0,
             file_cost: 0,
+            reclaim_stat: Default::default(),
             reclaim_pass: 0,
             state_counts: [0; NR_PAGE_STATES],
             kernel_frames: 0,

@@ -64,11 +64,11 @@ impl Kernel {
         &mut self,
         pids: &[Pid],
         priority: u32,
-        anon_num: u64,
-        anon_den: u64,
+        frac: [u64; 2],
+        den: u64,
         ctx: &mut ScanCtx,
     ) {
-        let mut nr = scan_targets(self.node_lens(pids), priority, anon_num, anon_den);
+        let mut nr = scan_targets(self.node_lens(pids), priority, frac, den);
         while nr.iter().any(|&t| t > 0) {
             for (i, l) in SCAN_LISTS.into_iter().enumerate() {
                 let n = nr[i].min(SWAP_CLUSTER_MAX as u64);
