@@ -106,9 +106,12 @@ impl Kernel {
     }
 
     /// `inactive_list_is_low` on the node's lists.
-    fn node_inactive_is_low(&self, pids: &[Pid], anon: bool) -> bool {
+    pub(crate) fn node_inactive_is_low(&self, pids: &[Pid], anon: bool) -> bool {
         let lens = self.node_lens(pids);
         let (ia, aa) = (LruList::inactive(anon) as usize, LruList::active(anon) as usize);
+        if !anon && self.params.file_ratio_one {
+            return lens[ia] < lens[aa]; // `inactive_file_is_low` before 4.7
+        }
         inactive_is_low_for(lens[ia] as u64, lens[aa] as u64)
     }
 

@@ -5,7 +5,9 @@
 //! → SCAN_FILE; priority 0 with swappiness → SCAN_EQUAL (both types' `size >> priority`
 //! unscaled); the node's free pages plus file pages at or below the high watermark →
 //! SCAN_ANON; the inactive file list not low (`inactive_list_is_low(lruvec, true)`, ratio
-//! `sqrt(10 × GB)`) and `inactive_file >> priority` non-zero → SCAN_FILE; else SCAN_FRACT with
+//! `sqrt(10 × GB)`; before 4.7's 59dc76b0d4df "mm: vmscan: reduce size of inactive file list"
+//! `inactive_file_is_low` is `inactive < active`, `KernelParams::file_ratio_one`, also for
+//! ageing the active file list) and `inactive_file >> priority` non-zero → SCAN_FILE; else SCAN_FRACT with
 //! `anon_prio = swappiness`, `file_prio = 200 - anon_prio`, each type's `recent_scanned` and
 //! `recent_rotated` halved once `recent_scanned` exceeds a quarter of the type's pages,
 //! `ap = anon_prio × (recent_scanned[0] + 1) / (recent_rotated[0] + 1)`, `fp` likewise for file,
@@ -28,7 +30,6 @@
 //! inactive file page) is not modelled, as no access activates a page outside reclaim and
 //! refaults here; a swapped-in page counts once (as added active), not as added then activated.
 
-use crate::reclaim::inactive_is_low_for;
 use crate::types::*;
 use crate::Kernel;
 
@@ -91,7 +92,7 @@ impl Kernel {
         if file + self.free_pages() <= self.params.watermarks.high {
             return ([1, 0], 1); // SCAN_ANON: the page cache cannot get the node to its high mark
         }
-        if !inactive_is_low_for(inactive_file, active_file) && inactive_file >> priority > 0 {
+        if !self.node_inactive_is_low(pids, false) && inactive_file >> priority > 0 {
             return SCAN_FILE;
         }
         self.reclaim_stat.age(0, anon);

@@ -71,4 +71,8 @@ fn the_4_9_balance_is_derived_from_the_release() {
     assert!(node_lru_kernel("5.4", false).params.scan_balance_49);
     assert!(!node_lru_kernel("5.10", false).params.scan_balance_49);
     assert!(!node_lru_kernel("4.9", true).params.scan_balance_49);
+    // `inactive_file_is_low` is `inactive < active` before 4.7.
+    assert!(node_lru_kernel("3.18", false).params.file_ratio_one);
+    assert!(!node_lru_kernel("4.9", false).params.file_ratio_one);
+    assert!(!node_lru_kernel("3.18", true).params.file_ratio_one);
 }
