@@ -219,6 +219,7 @@ impl Kernel {
         } else {
             LruList::inactive(anon)
         };
+        self.note_reclaim_stat(anon, 1, u64::from(list == LruList::active(anon)));
         let proc = &mut self.procs[pid as usize];
         self.pt.lru_add_head(&mut proc.lru, idx, list);
         if anon {

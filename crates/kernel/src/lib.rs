@@ -53,12 +53,17 @@ pub mod locality;
 mod madvise;
 pub mod mm;
 mod node_lru;
+mod params;
 pub mod psi;
+pub use params::KernelParams;
 mod reclaim;
+mod scan_balance;
 pub mod swap;
 mod swapcache;
 pub mod swapmap;
 pub mod types;
+mod watermarks;
+pub use watermarks::Watermarks;
 mod writeback;
 pub mod zram;
 
@@ -110,66 +115,6 @@ pub enum KernelError {
     OutOfMemory,
     #[error("invalid kernel configuration: {0}")]
     Config(String),
-}
-
-/// Reclaim and fault cost parameters (from the device profile; see `device` docs for sources).
-#[derive(Debug, Clone, Serialize)]
-pub struct KernelParams {
-    pub swappiness: u32,
-    pub page_cluster: u32,
-    pub read_ahead_pages: u32,
-    pub minor_fault_ns: Nanos,
-    pub major_fault_overhead_ns: Nanos,
-    pub reclaim_scan_ns: Nanos,
-    pub reclaim_unmap_ns: Nanos,
-    /// Range zap (shrinker ranges): per present page and per range (`device` `cpu.zap_*`).
-    pub zap_page_ns: Nanos,
-    pub zap_range_ns: Nanos,
-    pub page_copy_ns: Nanos,
-    pub cpu_factor: f64,
-    pub watermarks: Watermarks,
-    /// The ION system heap's `gfp` flags per order (kernel release; see [`ion`]).
-    pub ion_gfp: IonGfp,
-    /// Android's `vm.min_free_order_shift`: how fast the reserve a high-order allocation must
-    /// leave shrinks per order in the watermark check ([`alloc::zone_watermark_ok`]). `None`
-    /// on kernels 4.4 and later (and profiles without a release), which dropped the per-order loop.
-    pub min_free_order_shift: Option<u32>,
-    /// One global LRU instead of one lruvec per process: Android without per-app memory
-    /// cgroups (`ro.config.per_app_memcg` false) charges every app to the root memcg
-    /// ([`reclaim`]'s `shrink_global`).
-    pub global_lru: bool,
-    /// With [`Self::global_lru`]: the node's lists ordered by page age (pages stamped when put
-    /// at a list head, reclaim takes the oldest tail across processes: `shrink_global_by_age`)
-    /// instead of whole processes in `oom_score_adj` order (`[android] node_lru_by_page_age`).
-    pub node_lru_by_page_age: bool,
-    /// A file refault's distance is compared with active anon + file (kernel >= 5.9, and
-    /// profiles without a release), else with active file only (see `fault.rs`).
-    pub refault_anon_challenge: bool,
-    /// New anon pages (and a page swapped in by its own fault) start on the active anon list, as
-    /// before Linux 5.9; only with [`Self::node_lru_by_page_age`] on a pre-5.9 release (see
-    /// `node_lru.rs`), else on the inactive list (5.9+; the per-process models' measured start).
-    pub new_anon_active: bool,
-}
-
-/// Zone watermarks in pages.
-#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
-pub struct Watermarks {
-    pub min: u64,
-    pub low: u64,
-    pub high: u64,
-}
-
-impl Watermarks {
-    /// Linux `__setup_per_zone_wmarks` for one zone.
-    pub fn linux(managed_pages: u64, min_free_kbytes: u64, watermark_scale_factor: u64) -> Self {
-        let min = min_free_kbytes / 4;
-        let tmp = (min / 4).max(managed_pages * watermark_scale_factor / 10_000);
-        Watermarks {
-            min,
-            low: min + tmp,
-            high: min + 2 * tmp,
-        }
-    }
 }
 
 /// `/proc/vmstat`-style counters.
@@ -374,6 +319,8 @@ pub struct Kernel {
     /// Recent reclaim cost per type for `get_scan_count` (Linux `lruvec->anon_cost/file_cost`).
     pub(crate) anon_cost: u64,
     pub(crate) file_cost: u64,
+    /// Node-wide `recent_scanned` / `recent_rotated` of pre-5.8 kernels (`scan_balance.rs`).
+    pub(crate) reclaim_stat: scan_balance::ReclaimStat,
     pub(crate) reclaim_pass: u64,
     pub(crate) state_counts: [u64; NR_PAGE_STATES],
     pub(crate) kernel_frames: u64,
@@ -416,7 +363,7 @@ impl Kernel {
         let k = &device.kernel;
         let watermarks =
             Watermarks::linux(managed, device.min_free_kbytes(), k.watermark_scale_factor as u64);
-        let params = KernelParams {
+        let mut params = KernelParams {
             swappiness: k.swappiness,
             page_cluster: k.page_cluster,
             read_ahead_pages: (k.read_ahead_kb / 4).max(1),
@@ -448,7 +395,17 @@ impl Kernel {
                 && device
                     .kernel_release()
                     .is_some_and(|r| (r.major, r.minor) < (5, 9)),
+            scan_balance_49: !device.stock().per_app_memcg
+                && device.stock().node_lru_by_page_age
+                && device
+                    .kernel_release()
+                    .is_some_and(|r| (r.major, r.minor) < (5, 8)),
+            file_ratio_one: false,
         };
+        params.file_ratio_one = params.scan_balance_49
+            && device
+                .kernel_release()
+                .is_some_and(|r| (r.major, r.minor) < (4, 7));
         let nbackends = backends.len();
         let stamped = params.global_lru && params.node_lru_by_page_age;
         Ok(Kernel {
@@ -493,6 +450,7 @@ impl Kernel {
             nonresident_age: 0,
             anon_cost: 0,
             file_cost: 0,
+            reclaim_stat: Default::default(),
             reclaim_pass: 0,
             state_counts: [0; NR_PAGE_STATES],
             kernel_frames: 0,

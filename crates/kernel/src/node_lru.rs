@@ -46,11 +46,26 @@
 //! Fleet §7.1 capacity: kills start at 13 -> 14 cached apps (paper 11: GAP), Marvin §8.3 with
 //! a swap file 14 -> 13 apps (PASS), Fleet Fig. 2 unchanged (PASS). The default day (Pixel 3,
 //! zram): hot p50/p90 141/354 -> 136/321 ms, cached mean 14.77 -> 14.87, kills 5 -> 4, flash
-//! read/written 10.0 / 0.90 -> 6.7 / 0.91 GiB. Open: `get_scan_count` is the 5.8+ cost model
-//! (reclaim activations and refaults), not 4.9's `recent_rotated / recent_scanned` with the
-//! SCAN_FILE shortcut while the inactive file list is not low; with the active start Marvin
-//! Fig. 3 scans almost only anon (file cost 15,600 from executable file pages kept active vs
-//! anon 217) and ends with one kernel OOM kill.
+//! read/written 10.0 / 0.90 -> 6.7 / 0.91 GiB.
+//!
+//! Pre-5.8 releases now use 4.9's `get_scan_count` (`scan_balance.rs`:
+//! `recent_rotated / recent_scanned`, SCAN_FILE while the inactive file list is not low; before
+//! 4.7 that list is low once smaller than the active one). Measured with the switch flipped on
+//! every device (`reproduce baseline --quick`, main 4f91a80 + switch -> this model): Fleet §7.1
+//! kills start at 14 -> 13 cached apps (paper 11: PASS), Marvin §8.3 with a swap file 13 -> 14
+//! apps (PASS), Fleet §3.1 Instagram p90 with swap 1762 -> 2243 ms (paper 1027: GAP, further),
+//! Fleet §7.2 Facebook median/p90 212/306 -> 113/2456 ms (paper 209/622, 2 hot launches: GAP),
+//! Marvin Fig. 3 8.93 -> 0.54 s under pressure, 1,074 -> 0 MiB swapped (paper ~8 s: PASS ->
+//! GAP), Fleet Fig. 2 unchanged; the pre-4.7 file ratio changed no row. The default day (Pixel
+//! 3): hot p50/p90 136/321 -> 146/334 ms, cached mean 14.87 -> 14.70, kills 4 -> 5, flash
+//! read/written 6.7 / 0.89 -> 11.7 / 0.88 GiB. Why Marvin Fig. 3 stops swapping: the node's
+//! inactive file list is never low, so every pass is SCAN_FILE: the model activates a file page
+//! only in reclaim (second reference at the inactive tail, executable) and on a workingset
+//! refault, never on access (4.9's `mark_page_accessed` → `activate_page` on a second `read()`
+//! or `filemap_fault` of a referenced page is not modelled), and a page has one owner, so
+//! `page_referenced`'s `referenced_ptes > 1` (a file page mapped by several processes activated
+//! on its first scan) cannot happen; the active file list stays small. Open: those two
+//! activations, before the node LRU can be turned on.
 
 use crate::mm::{LruVec, PageTable};
 use crate::reclaim::{inactive_is_low_for, scan_targets, ScanCtx, SCAN_LISTS};
@@ -64,11 +79,11 @@ impl Kernel {
         &mut self,
         pids: &[Pid],
         priority: u32,
-        anon_num: u64,
-        anon_den: u64,
+        frac: [u64; 2],
+        den: u64,
         ctx: &mut ScanCtx,
     ) {
-        let mut nr = scan_targets(self.node_lens(pids), priority, anon_num, anon_den);
+        let mut nr = scan_targets(self.node_lens(pids), priority, frac, den);
         while nr.iter().any(|&t| t > 0) {
             for (i, l) in SCAN_LISTS.into_iter().enumerate() {
                 let n = nr[i].min(SWAP_CLUSTER_MAX as u64);
@@ -106,9 +121,12 @@ impl Kernel {
     }
 
     /// `inactive_list_is_low` on the node's lists.
-    fn node_inactive_is_low(&self, pids: &[Pid], anon: bool) -> bool {
+    pub(crate) fn node_inactive_is_low(&self, pids: &[Pid], anon: bool) -> bool {
         let lens = self.node_lens(pids);
         let (ia, aa) = (LruList::inactive(anon) as usize, LruList::active(anon) as usize);
+        if !anon && self.params.file_ratio_one {
+            return lens[ia] < lens[aa]; // `inactive_file_is_low` before 4.7
+        }
         inactive_is_low_for(lens[ia] as u64, lens[aa] as u64)
     }
 

@@ -70,14 +70,9 @@ pub(crate) const SCAN_LISTS: [LruList; 4] = [
     LruList::ActiveFile,
 ];
 
-/// `get_scan_count`'s targets for lists of sizes `len` at `priority`: `size >> priority`, split
-/// between anon and file by `anon_num / anon_den`.
-pub(crate) fn scan_targets(
-    len: [u32; NR_LRU_LISTS],
-    priority: u32,
-    anon_num: u64,
-    anon_den: u64,
-) -> [u64; 4] {
+/// `get_scan_count`'s targets for lists of sizes `len` at `priority`: `size >> priority`, anon
+/// lists scaled by `frac[0] / den`, file lists by `frac[1] / den`.
+pub(crate) fn scan_targets(len: [u32; NR_LRU_LISTS], priority: u32, frac: [u64; 2], den: u64) -> [u64; 4] {
     let mut target = [0u64; 4];
     for (i, l) in SCAN_LISTS.into_iter().enumerate() {
         let size = len[l as usize] as u64;
@@ -86,11 +81,7 @@ pub(crate) fn scan_targets(
         if scan == 0 && priority <= 2 {
             scan = size.min(SWAP_CLUSTER_MAX as u64);
         }
-        target[i] = if i < 2 {
-            scan * anon_num / anon_den
-        } else {
-            scan * (anon_den - anon_num) / anon_den
-        };
+        target[i] = scan * frac[usize::from(i >= 2)] / den;
     }
     target
 }
@@ -187,17 +178,23 @@ impl Kernel {
             // The shrinkers released enough: no LRU walk this pass (kswapd included).
             order.clear();
         }
-        let (anon_frac, denom) = self.anon_fraction(priority, ctx.may_swap);
-        if global && self.params.node_lru_by_page_age {
-            self.shrink_global_by_age(&order, priority, anon_frac, denom, &mut ctx);
+        let by_age = global && self.params.node_lru_by_page_age;
+        let (frac, denom) = if by_age && self.params.scan_balance_49 {
+            self.get_scan_count_49(&order, priority, ctx.may_swap)
+        } else {
+            let (anon, den) = self.anon_fraction(priority, ctx.may_swap);
+            ([anon, den - anon], den)
+        };
+        if by_age {
+            self.shrink_global_by_age(&order, priority, frac, denom, &mut ctx);
         } else if global {
-            self.shrink_global(&mut order, priority, anon_frac, denom, &mut ctx);
+            self.shrink_global(&mut order, priority, frac, denom, &mut ctx);
         } else {
             for &pid in &order {
                 if !self.procs.get(pid as usize).is_some_and(|p| p.alive) {
                     continue;
                 }
-                let target = scan_targets(self.procs[pid as usize].lru.len, priority, anon_frac, denom);
+                let target = scan_targets(self.procs[pid as usize].lru.len, priority, frac, denom);
                 self.shrink_lruvec(pid, target, &mut ctx);
                 if !ctx.background && ctx.out.reclaimed >= ctx.nr_to_reclaim {
                     break;
@@ -265,12 +262,12 @@ impl Kernel {
         &mut self,
         order: &mut [Pid],
         priority: u32,
-        anon_num: u64,
-        anon_den: u64,
+        frac: [u64; 2],
+        den: u64,
         ctx: &mut ScanCtx,
     ) {
         order.sort_by_key(|&pid| (std::cmp::Reverse(self.procs[pid as usize].oom_score_adj), pid));
-        let mut left = scan_targets(self.node_lens(order), priority, anon_num, anon_den);
+        let mut left = scan_targets(self.node_lens(order), priority, frac, den);
         for &pid in order.iter() {
             if left.iter().all(|&t| t == 0) {
                 break;
@@ -330,8 +327,11 @@ impl Kernel {
             let p = &mut self.pt.pages[idx as usize];
             let referenced = p.has(flags::ACCESSED);
             p.flags &= !flags::ACCESSED;
+            let exec = p.has(flags::EXEC);
+            // 4.9 counts every referenced page as rotated, kept active or not.
+            self.note_reclaim_stat(anon, 1, u64::from(referenced));
             let lru = &mut self.procs[pid as usize].lru;
-            if referenced && p.has(flags::EXEC) {
+            if referenced && exec {
                 self.pt.lru_move_head(lru, idx, active);
                 self.vmstat.pgrotated += 1;
             } else {
@@ -351,6 +351,7 @@ impl Kernel {
             }
             ctx.out.scanned += 1;
             ctx.reclaim_ns += self.params.reclaim_scan_ns;
+            self.note_reclaim_stat(anon, 1, 0);
             let view = self.page_view(idx);
             self.pt.pages[idx as usize].flags &= !flags::ACCESSED;
             let stock = self.hooks.reclaim.is_stock();
@@ -370,6 +371,7 @@ impl Kernel {
                     let p = &mut self.pt.pages[idx as usize];
                     p.flags = (p.flags & !flags::REFERENCED) | flags::WORKINGSET;
                     self.vmstat.pgactivate += 1;
+                    self.note_reclaim_stat(anon, 0, 1);
                     self.nonresident_age = self.nonresident_age.wrapping_add(1);
                     if anon {
                         self.anon_cost += 1;
@@ -514,6 +516,7 @@ impl Kernel {
                     let lru = &mut self.procs[sp.pid as usize].lru;
                     self.pt.lru_add_head(lru, sp.page, LruList::ActiveAnon);
                 }
+                self.note_reclaim_stat(true, 0, batch.len() as u64);
             }
         }
         ctx.batch = batch;
