@@ -55,17 +55,4 @@ impl PageBacking for Kernel {
         );
         self.count_repeated_accesses(pages);
     }
-
-    #[inline]
-    fn touch_then_epoch(
-        &mut self,
-        now: Nanos,
-        actor: Actor,
-        first: PageIdx,
-        n: u32,
-        write: bool,
-    ) -> (Stall, Option<u64>) {
-        let s = PageBacking::touch(self, now, actor, first, n, write);
-        (s, Kernel::touch_epoch(self))
-    }
 }
