@@ -494,7 +494,7 @@ pub mod sweep;
 
 pub mod config;
 pub use config::RunConfig;
-pub use plan::{plan_policies_beside_variants, plan_runs, plan_runs_with, Lookup, RunPlan};
+pub use plan::{plan_policies_beside_variants, plan_runs, plan_runs_with, same_runs, Lookup, RunPlan};
 
 /// An error as one line: each cause in the chain appended unless the text so far already holds
 /// it (nested errors often include their source in their own message). The CLI prints this

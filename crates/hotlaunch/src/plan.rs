@@ -29,6 +29,34 @@ pub struct RunPlan {
 /// Finds a policy by name (the built-in list, or more in tests).
 pub type Lookup<'a> = &'a dyn Fn(&str) -> Result<policy::PolicyBox, String>;
 
+/// For each plan, the first earlier plan whose runs are the same computation (`None`: its own
+/// runs): the same policy once a composition is resolved to the policy it builds exactly
+/// ([`policy::Policy::runs_as`], e.g. `unified` with only its MemSaver part on is `memsaver`), the
+/// same parameter values, swap overrides, all-in-DRAM switch and lmkd minfree. A run is a pure
+/// function of those and its spec and seed, so such a plan's results are the earlier plan's and
+/// `compare` runs it once.
+pub fn same_runs(plans: &[&RunPlan], device: &device::DeviceProfile) -> anyhow::Result<Vec<Option<usize>>> {
+    let resolved: Vec<(&str, Params)> = plans
+        .iter()
+        .map(|p| {
+            let as_other = p
+                .policy
+                .runs_as(device, p.swap, &p.params)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", p.label))?;
+            Ok(as_other.unwrap_or_else(|| (p.policy.name(), p.params.clone())))
+        })
+        .collect::<anyhow::Result<_>>()?;
+    let same = |i: usize, j: usize| {
+        let (a, b) = (plans[i], plans[j]);
+        resolved[i].0 == resolved[j].0
+            && resolved[i].1.same_values(&resolved[j].1)
+            && a.swap == b.swap
+            && a.all_in_dram == b.all_in_dram
+            && a.lmk_minfree == b.lmk_minfree
+    };
+    Ok((0..plans.len()).map(|i| (0..i).find(|&j| same(i, j))).collect())
+}
+
 fn swap_devices(m: SwapMode) -> SwapDevices {
     match m {
         SwapMode::None => SwapDevices::None,

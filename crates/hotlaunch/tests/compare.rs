@@ -88,6 +88,80 @@ fn output_is_identical_with_one_and_two_threads() {
     assert!(html.contains("<title>Pareto: hot launch p90 vs mean cached apps</title>"));
 }
 
+/// The `policies` entry labelled `label` of a compare JSON.
+fn row<'a>(v: &'a serde_json::Value, label: &str) -> &'a serde_json::Value {
+    v["policies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["label"] == label)
+        .unwrap_or_else(|| panic!("no row {label}"))
+}
+
+#[test]
+fn a_shared_row_has_the_figures_of_its_own_runs() {
+    // `unified` is MemSaver alone by default: beside `memsaver` it shares memsaver's runs.
+    let d = dir("compare-shared");
+    let (shared, own) = (d.join("shared.json"), d.join("own.json"));
+    let args = |policies: &'static str, json: &Path| {
+        let mut a: Vec<String> = [
+            "compare",
+            "fleet-fig2-twitter",
+            "--quick",
+            "--seeds",
+            "2",
+            "--policies",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        a.extend([policies.into(), "--json".into(), json.display().to_string()]);
+        a.extend(["--report".into(), d.join(policies).display().to_string()]);
+        a
+    };
+    let run = |a: Vec<String>| {
+        let refs: Vec<&str> = a.iter().map(String::as_str).collect();
+        let (code, _out, err) = hotlaunch(&refs, "2");
+        assert_eq!(code, 0, "{err}");
+        err
+    };
+    let err = run(args("memsaver,unified", &shared));
+    assert!(err.contains("row \"unified\" builds the same hooks"), "{err}");
+    assert!(
+        err.contains("compare: 2 runs (1 rows x 2 seeds; 1 row(s) sharing them)"),
+        "{err}"
+    );
+    // Alone, `unified` runs itself.
+    let err = run(args("unified", &own));
+    assert!(
+        err.contains("compare: 2 runs (1 rows x 2 seeds; 0 row(s)"),
+        "{err}"
+    );
+
+    let read =
+        |p: &Path| -> serde_json::Value { serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap() };
+    let (a, b) = (read(&shared), read(&own));
+    assert_eq!(
+        a["config"]["shared_runs"],
+        serde_json::json!({"unified": "memsaver"})
+    );
+    assert_eq!(b["config"]["shared_runs"], serde_json::json!({}));
+    let (x, y) = (row(&a, "unified"), row(&b, "unified"));
+    assert_eq!(x["hot_launch_cdf"], y["hot_launch_cdf"]);
+    assert_eq!(x["per_app"], y["per_app"]);
+    let (fx, fy) = (
+        x["figures"].as_object().unwrap(),
+        y["figures"].as_object().unwrap(),
+    );
+    assert_eq!(fx.keys().collect::<Vec<_>>(), fy.keys().collect::<Vec<_>>());
+    for (k, f) in fx {
+        // Differences from the baseline depend on which row is the baseline; the runs do not.
+        for key in ["n", "mean", "ci95", "per_seed"] {
+            assert_eq!(f[key], fy[k][key], "{k}.{key}");
+        }
+    }
+}
+
 #[test]
 fn scenario_variants_run_as_extra_rows() {
     let d = dir("compare-variants");
@@ -204,4 +278,9 @@ fn ablation_adds_one_unified_row_per_part_switch() {
     );
     let html = std::fs::read_to_string(d.join("r/index.html")).unwrap();
     assert!(html.contains("unified(fleet.enabled=true)"));
+    // Every part off is stock Android: that row shows android's runs.
+    assert_eq!(
+        v["config"]["shared_runs"],
+        serde_json::json!({"unified(memsaver.enabled=false)": "android"})
+    );
 }

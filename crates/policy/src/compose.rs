@@ -320,4 +320,38 @@ impl Policy for Composed {
         }
         Ok(out)
     }
+
+    /// With no part switched on, the composition is stock Android (stock hooks, stock zram:
+    /// `build` above). With one, it is that part's own policy when the composition takes every
+    /// seam the part claims and the part brings its own swap devices: [`compose`] then moves the
+    /// part's boxes over unchanged and fills only seams the part leaves stock with stock hooks
+    /// (a policy's unclaimed hooks are stock by the [`PolicyParts::claims`] contract). The part's
+    /// parameters are those it gets here (a changed default included), so a row of that policy
+    /// with other values is not the same runs. Two parts or more: a policy of its own.
+    fn runs_as(
+        &self,
+        device: &DeviceProfile,
+        swap: SwapOverrides,
+        params: &Params,
+    ) -> Result<Option<(&'static str, Params)>, String> {
+        let on: Vec<&Part> = self
+            .parts
+            .iter()
+            .filter(|p| !p.optional || params.sub(p.policy.name()).bool("enabled"))
+            .collect();
+        match on.as_slice() {
+            [] => Ok(Some((
+                crate::android::Android { flash_swap: false }.name(),
+                Params::default(),
+            ))),
+            [part] => {
+                let sub = params.sub(part.policy.name()).without("enabled");
+                let claims = part.policy.build(device, swap, &sub)?.claims;
+                let whole =
+                    part.take.union(part.fallback).contains(claims) && claims.contains(Seams::SWAP_BACKENDS);
+                Ok(whole.then(|| (part.policy.name(), sub)))
+            }
+            _ => Ok(None),
+        }
+    }
 }

@@ -74,7 +74,7 @@ pub enum SwapDevices {
 }
 
 /// What a scenario asks for (overrides of the policy's and the device profile's defaults).
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SwapOverrides {
     /// Swap devices (`None`: the policy's default).
     pub devices: Option<SwapDevices>,
@@ -154,6 +154,14 @@ impl<P: Policy + Default> Policy for FromDefault<P> {
     ) -> Result<PolicyParts, String> {
         P::default().build(device, swap, params)
     }
+    fn runs_as(
+        &self,
+        device: &DeviceProfile,
+        swap: SwapOverrides,
+        params: &Params,
+    ) -> Result<Option<(&'static str, Params)>, String> {
+        P::default().runs_as(device, swap, params)
+    }
 }
 
 /// A memory-management policy.
@@ -180,6 +188,20 @@ pub trait Policy {
     /// `Err((key, what was expected))`. Default: none.
     fn check_params(&self, _params: &Params) -> Result<(), (&'static str, String)> {
         Ok(())
+    }
+
+    /// When this policy with `params` builds exactly the hooks and swap devices of another
+    /// registered policy (by name) with the parameters returned, on any device: that policy and
+    /// its parameters, so callers can share the runs (`compare` does). A composition with a
+    /// single part whose every seam it takes is that part, for instance. Default: `None` (a
+    /// policy is only itself); an answer must be exact, never "close".
+    fn runs_as(
+        &self,
+        _device: &DeviceProfile,
+        _swap: SwapOverrides,
+        _params: &Params,
+    ) -> Result<Option<(&'static str, Params)>, String> {
+        Ok(None)
     }
 }
 

@@ -258,6 +258,30 @@ impl Params {
         }
     }
 
+    /// These parameters without `name` (a composed policy's part switch `enabled` is not a
+    /// parameter of the part itself).
+    pub fn without(&self, name: &str) -> Params {
+        Params {
+            entries: self
+                .entries
+                .iter()
+                .filter(|(s, _)| s.name != name)
+                .cloned()
+                .collect(),
+        }
+    }
+
+    /// Whether two tables hold the same values under the same names, whatever their order,
+    /// descriptions or defaults: what a run reads from them.
+    pub fn same_values(&self, other: &Params) -> bool {
+        fn sorted(p: &Params) -> Vec<(&str, &ParamValue)> {
+            let mut v: Vec<(&str, &ParamValue)> = p.iter().collect();
+            v.sort_by(|a, b| a.0.cmp(b.0));
+            v
+        }
+        sorted(self) == sorted(other)
+    }
+
     /// The parameters under `prefix.` with the prefix removed (a composed policy hands each part
     /// its own table).
     pub fn sub(&self, prefix: &str) -> Params {

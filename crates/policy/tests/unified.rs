@@ -80,3 +80,84 @@ fn parameters_are_namespaced_per_part() {
     let e = resolve_params(&u, &[("fleet.nope".into(), ParamValue::Int(1))]).unwrap_err();
     assert_eq!(e.key, "fleet.nope");
 }
+
+/// What `unified` with these switches runs as (`Policy::runs_as`): the policy and its
+/// non-default parameter values.
+fn runs_as(off: &[&str], on: &[&str]) -> Option<(&'static str, Vec<(String, ParamValue)>)> {
+    let device = DeviceProfile::builtin("pixel3").unwrap();
+    let u = hotlaunch_policy::unified::unified();
+    let overrides: Vec<(String, ParamValue)> = off
+        .iter()
+        .map(|p| (format!("{p}.enabled"), ParamValue::Bool(false)))
+        .chain(
+            on.iter()
+                .map(|p| (format!("{p}.enabled"), ParamValue::Bool(true))),
+        )
+        .collect();
+    let p = resolve_params(&u, &overrides).unwrap();
+    u.runs_as(&device, Default::default(), &p)
+        .unwrap()
+        .map(|(name, params)| {
+            // The answer's table must resolve as that policy's own table does.
+            let own = hotlaunch_policy::by_name(name).unwrap();
+            let nd: Vec<(String, ParamValue)> =
+                params.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+            let resolved = resolve_params(own.as_ref(), &nd).unwrap();
+            assert!(resolved.same_values(&params), "{name}: {params:?}");
+            let changed = resolved
+                .non_default()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect();
+            (name, changed)
+        })
+}
+
+#[test]
+fn a_composition_of_one_whole_part_runs_as_that_part() {
+    // The default is MemSaver alone with its own parameters.
+    assert_eq!(runs_as(&[], &[]), Some(("memsaver", vec![])));
+    // Nothing on: stock Android (stock hooks and zram).
+    assert_eq!(runs_as(&["memsaver"], &[]), Some(("android", vec![])));
+    // Fleet alone: every seam Fleet claims is taken (reclaim and zram as fallbacks).
+    assert_eq!(runs_as(&["memsaver"], &["fleet"]), Some(("fleet", vec![])));
+    assert_eq!(runs_as(&["memsaver"], &["ariadne"]), Some(("ariadne", vec![])));
+    // Regions alone carry the composition's default: no region effort.
+    assert_eq!(
+        runs_as(&["memsaver"], &["regions"]),
+        Some((
+            "regions",
+            vec![("region_effort".to_string(), ParamValue::Bool(false))]
+        ))
+    );
+    // Two parts are a policy of their own.
+    assert_eq!(runs_as(&[], &["fleet"]), None);
+    assert_eq!(runs_as(&[], &["regions"]), None);
+}
+
+#[test]
+fn a_part_whose_claims_are_narrowed_is_not_the_part() {
+    use hotlaunch_policy::compose::{Composed, Part};
+    let device = DeviceProfile::builtin("pixel3").unwrap();
+    // Fleet's runtime only: its reclaim hook is dropped, so this is not `fleet`.
+    let c = Composed {
+        name: "fleet-runtime",
+        description: "test",
+        parts: vec![Part::taking(
+            Box::new(hotlaunch_policy::FromDefault::<hotlaunch_policy::fleet::Fleet>::new()),
+            Seams::RUNTIME | Seams::SWAP_BACKENDS,
+        )],
+    };
+    let p = resolve_params(&c, &[]).unwrap();
+    assert_eq!(c.runs_as(&device, Default::default(), &p).unwrap(), None);
+    // Taking all of them, it is.
+    let c = Composed {
+        name: "fleet-all",
+        description: "test",
+        parts: vec![Part::all(Box::new(hotlaunch_policy::FromDefault::<
+            hotlaunch_policy::fleet::Fleet,
+        >::new()))],
+    };
+    let p = resolve_params(&c, &[]).unwrap();
+    let (name, _) = c.runs_as(&device, Default::default(), &p).unwrap().unwrap();
+    assert_eq!(name, "fleet");
+}

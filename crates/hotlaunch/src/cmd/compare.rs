@@ -13,6 +13,13 @@
 //! the same runs as `run fleet-3.1-instagram-swap` plus every policy on the scenario as written.
 //! A variant named like a policy row is labelled `<name> (variant)`.
 //!
+//! **Shared runs.** A row whose runs would be another row's exactly (the same policy once a
+//! composition is resolved to the policy it builds, e.g. `unified` with only its MemSaver part on
+//! is `memsaver`; the same parameter values and swap: [`hotlaunch::same_runs`]) is not run again:
+//! it shows that row's per-seed results, stderr says so and the JSON's `config.shared_runs` maps
+//! its label to the row it shares. Runs are deterministic, so the figures are the ones its own
+//! runs would give (test `compare::a_shared_row_has_the_figures_of_its_own_runs`).
+//!
 //! Output does not depend on the thread count: every run builds its own state from its spec and
 //! seed, and results are collected in (row, seed) order.
 
@@ -261,24 +268,40 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
     }
 
-    // Run k is row k % rows, seed k / rows: the first results cover every row.
-    let nr = rows.len();
-    let runs = nr * seeds.len();
-    let totals: Vec<u64> = (0..runs).map(|k| specs[k / nr].actions.len() as u64).collect();
+    // A row whose runs are another row's (same policy once compositions are resolved, same
+    // parameters and swap: `same_runs`) is not run again: it shows that row's results.
+    let plans: Vec<&RunPlan> = rows.iter().map(|r| &r.plan).collect();
+    let alias = hotlaunch::same_runs(&plans, &specs[0].device)?;
+    let distinct: Vec<usize> = (0..rows.len()).filter(|&i| alias[i].is_none()).collect();
+    let mut shared_runs = serde_json::Map::new();
+    for (i, a) in alias.iter().enumerate() {
+        if let Some(j) = *a {
+            eprintln!(
+                "row {:?} builds the same hooks, swap devices and parameters as row {:?}: it shares its runs",
+                rows[i].plan.label, rows[j].plan.label
+            );
+            shared_runs.insert(rows[i].plan.label.clone(), rows[j].plan.label.clone().into());
+        }
+    }
+
+    // Run k is distinct row k % nd, seed k / nd: the first results cover every row.
+    let nd = distinct.len();
+    let runs = nd * seeds.len();
+    let totals: Vec<u64> = (0..runs).map(|k| specs[k / nd].actions.len() as u64).collect();
     let progress = Mutex::new(Progress::new(totals));
     let threads = hotlaunch::jobs();
     let left: Vec<std::sync::atomic::AtomicUsize> = seeds
         .iter()
-        .map(|_| std::sync::atomic::AtomicUsize::new(nr))
+        .map(|_| std::sync::atomic::AtomicUsize::new(nd))
         .collect();
     let (wall, cpu) = (Instant::now(), cpu_time::ProcessTime::now());
     // Longest rows first once their first seed has been timed (only the timing depends on it).
     let results = hotlaunch::par_map_lpt(
         runs,
         threads,
-        |k| k % nr,
+        |k| k % nd,
         |k| {
-            let (row, seed) = (&rows[k % nr], k / nr);
+            let (row, seed) = (&rows[distinct[k % nd]], k / nd);
             let p = &row.plan;
             let out = hotlaunch::run_policy(&specs[seed], p.policy.as_ref(), &p.params, p.swap, |d, t| {
                 progress.lock().unwrap_or_else(|e| e.into_inner()).update(k, d, t)
@@ -297,25 +320,30 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     progress.lock().unwrap_or_else(|e| e.into_inner()).finish();
     let results: Vec<(f64, RunSample)> = results.into_iter().collect::<anyhow::Result<_>>()?;
     eprintln!(
-        "compare: {runs} runs ({nr} rows x {} seeds) in {:.1} s wall, {:.1} CPU-s, {threads} thread(s)",
+        "compare: {runs} runs ({nd} rows x {} seeds; {} row(s) sharing them) in {:.1} s wall, {:.1} CPU-s, {threads} thread(s)",
         seeds.len(),
+        rows.len() - nd,
         wall.elapsed().as_secs_f64(),
         cpu.elapsed().as_secs_f64()
     );
 
     let simulated_seconds = results.first().map_or(0.0, |r| r.0);
-    let mut samples: Vec<Option<RunSample>> = results.into_iter().map(|r| Some(r.1)).collect();
+    let samples: Vec<RunSample> = results.into_iter().map(|r| r.1).collect();
     let inputs: Vec<RowInput> = rows
         .iter()
         .enumerate()
-        .map(|(i, r)| RowInput {
-            label: r.plan.label.clone(),
-            policy: r.policy.clone(),
-            variant: r.variant,
-            params: hotlaunch::params_json(&r.plan.params),
-            runs: (0..seeds.len())
-                .map(|s| samples[s * nr + i].take().expect("each run is used once"))
-                .collect(),
+        .map(|(i, r)| {
+            let d = distinct
+                .iter()
+                .position(|&x| x == alias[i].unwrap_or(i))
+                .expect("a row runs or shares a row that runs");
+            RowInput {
+                label: r.plan.label.clone(),
+                policy: r.policy.clone(),
+                variant: r.variant,
+                params: hotlaunch::params_json(&r.plan.params),
+                runs: (0..seeds.len()).map(|s| samples[s * nd + d].clone()).collect(),
+            }
         })
         .collect();
     let baseline = inputs
@@ -334,7 +362,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         inputs,
     );
 
-    report.config = Some(compare_config(&args, &report.seeds)?);
+    report.config = Some(compare_config(&args, &report.seeds, shared_runs)?);
     print!("{}", report::compare_text::compare_summary_string(&report));
     let json = report::compare::to_json_string(&report)?;
     if let Some(path) = &args.json {
@@ -353,7 +381,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
 /// The `config` block of the comparison: the run configuration of its first seed (scenario
 /// text, device, apps, policies, parameters) and what `compare` adds (seeds, --quick, --ablation).
-fn compare_config(args: &Args, seeds: &[u64]) -> anyhow::Result<serde_json::Value> {
+fn compare_config(
+    args: &Args,
+    seeds: &[u64],
+    shared_runs: serde_json::Map<String, serde_json::Value>,
+) -> anyhow::Result<serde_json::Value> {
     let (config, _) = hotlaunch::RunConfig::load(
         &args.scenario,
         seeds.first().copied(),
@@ -366,6 +398,8 @@ fn compare_config(args: &Args, seeds: &[u64]) -> anyhow::Result<serde_json::Valu
         m.insert("seeds".into(), seeds.into());
         m.insert("quick".into(), args.quick.into());
         m.insert("ablation".into(), args.ablation.into());
+        // Row label -> the row whose runs it shows (same hooks, swap and parameters).
+        m.insert("shared_runs".into(), shared_runs.into());
     }
     Ok(v)
 }
