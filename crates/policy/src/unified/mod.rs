@@ -70,7 +70,9 @@
 //!   with regions) and costs 19% more CPU, doubling flash reads; both act on the same pages
 //!   (MemSaver pages the cold part out at the transition end, HotnessOrg orders what is left
 //!   cold-first).
-//! - So on the default day `unified` runs MemSaver's mechanism alone and equals `memsaver`.
+//! - So on the default day `unified` runs MemSaver's mechanism alone and equals `memsaver`
+//!   (exactly: [`Composed`]'s `runs_as` resolves it to `memsaver`, and `compare` shares
+//!   memsaver's runs for its row instead of repeating them).
 //! - **The issue-21 target is not met on this workload**: no composition beats MemSaver alone
 //!   on p90 hot launch; every p90 difference among memsaver, ariadne and the compositions
 //!   containing MemSaver is inside the intervals. `regions` alone has a low p90 only because it
