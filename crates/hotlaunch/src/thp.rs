@@ -1,0 +1,71 @@
+//! Transparent huge pages for the simulator's big arrays (a host-side speed-up; results cannot
+//! depend on it).
+//!
+//! The simulator's hot loops index multi-megabyte tables at random: the kernel model's page table
+//! and frame arrays, the heap's object records and mark bitmaps, the blueprints. With 4 KiB host
+//! pages nearly every such access also misses the TLB. Hosts commonly run THP in `madvise` mode
+//! (`/sys/kernel/mm/transparent_hugepage/enabled` = `[madvise]`), where only regions marked
+//! `MADV_HUGEPAGE` get 2 MiB pages. This allocator is the system one, plus that mark on every
+//! block of at least [`HUGE_MIN`] bytes (glibc serves those with their own `mmap`, see
+//! `tune_malloc` in `main.rs`, so the mark covers only that block and ends with it). Under
+//! `always` the mark changes nothing, under `never` it is ignored; a failing `madvise` is ignored
+//! too (it is only advice).
+
+use std::alloc::{GlobalAlloc, Layout, System};
+
+/// Blocks at least this large are marked: smaller ones cannot hold an aligned 2 MiB page.
+pub const HUGE_MIN: usize = 4 << 20;
+
+/// The system allocator, marking big blocks `MADV_HUGEPAGE` (see the module docs).
+pub struct HugeAlloc;
+
+#[cfg(target_os = "linux")]
+fn advise(ptr: *mut u8, size: usize) {
+    extern "C" {
+        fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
+    }
+    const MADV_HUGEPAGE: i32 = 14;
+    if ptr.is_null() || size < HUGE_MIN {
+        return;
+    }
+    // madvise wants a page-aligned start; the block's own mapping starts at or before it.
+    let start = ptr as usize & !4095;
+    let len = ptr as usize + size - start;
+    // SAFETY: advice on the block's own (mapped) pages; it changes no memory contents.
+    unsafe {
+        madvise(start as *mut std::ffi::c_void, len, MADV_HUGEPAGE);
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn advise(_ptr: *mut u8, _size: usize) {}
+
+// SAFETY: every call is forwarded to `System` unchanged; `advise` only adds advice on the
+// returned block.
+unsafe impl GlobalAlloc for HugeAlloc {
+    #[inline]
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = System.alloc(layout);
+        advise(p, layout.size());
+        p
+    }
+
+    #[inline]
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        let p = System.alloc_zeroed(layout);
+        advise(p, layout.size());
+        p
+    }
+
+    #[inline]
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        System.dealloc(ptr, layout)
+    }
+
+    #[inline]
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let p = System.realloc(ptr, layout, new_size);
+        advise(p, new_size);
+        p
+    }
+}
