@@ -7,14 +7,15 @@
 //! (`/sys/kernel/mm/transparent_hugepage/enabled` = `[madvise]`), where only regions marked
 //! `MADV_HUGEPAGE` get 2 MiB pages. This allocator is the system one, plus that mark on every
 //! block of at least [`HUGE_MIN`] bytes (glibc serves those with their own `mmap`, see
-//! `tune_malloc` in `main.rs`, so the mark covers only that block and ends with it). Under
+//! `tune_malloc` in `main.rs`, so the mark covers only that block and ends with it); a block
+//! growing past that size moves to its own mapping (glibc would grow it in its arena). Under
 //! `always` the mark changes nothing, under `never` it is ignored; a failing `madvise` is ignored
 //! too (it is only advice).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 
 /// Blocks at least this large are marked: smaller ones cannot hold an aligned 2 MiB page.
-pub const HUGE_MIN: usize = 4 << 20;
+pub const HUGE_MIN: usize = 2 << 20;
 
 /// The system allocator, marking big blocks `MADV_HUGEPAGE` (see the module docs).
 pub struct HugeAlloc;
@@ -64,6 +65,18 @@ unsafe impl GlobalAlloc for HugeAlloc {
 
     #[inline]
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if layout.size() < HUGE_MIN && new_size >= HUGE_MIN {
+            // A vector growing past the mark: glibc would grow a small block in its arena, in
+            // 4 KiB pages. Move it to a block of its own (an `mmap`, marked before its pages are
+            // first touched) instead; later growth `mremap`s that block, which keeps the mark.
+            let new_layout = Layout::from_size_align_unchecked(new_size, layout.align());
+            let p = self.alloc(new_layout);
+            if !p.is_null() {
+                std::ptr::copy_nonoverlapping(ptr, p, layout.size());
+                System.dealloc(ptr, layout);
+            }
+            return p;
+        }
         let p = System.realloc(ptr, layout, new_size);
         advise(p, new_size);
         p
