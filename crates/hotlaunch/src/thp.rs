@@ -82,3 +82,40 @@ unsafe impl GlobalAlloc for HugeAlloc {
         p
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Growing a block past the mark (moved to its own mapping), further (`mremap`ed) and back
+    /// below it keeps its contents, whatever path each step takes.
+    #[test]
+    fn realloc_across_the_mark_keeps_contents() {
+        let a = HugeAlloc;
+        let small = HUGE_MIN / 2 + 12;
+        let layout = Layout::from_size_align(small, 8).unwrap();
+        // SAFETY: sizes are non-zero, every pointer is used with the layout it was given.
+        unsafe {
+            let p = a.alloc(layout);
+            assert!(!p.is_null());
+            for i in 0..small {
+                *p.add(i) = (i % 251) as u8;
+            }
+            let big = HUGE_MIN + 4096 * 3 + 5;
+            let q = a.realloc(p, layout, big);
+            assert!(!q.is_null());
+            assert!((0..small).all(|i| *q.add(i) == (i % 251) as u8));
+            *q.add(big - 1) = 7;
+            let bigger = 3 * HUGE_MIN;
+            let r = a.realloc(q, Layout::from_size_align(big, 8).unwrap(), bigger);
+            assert!((0..small).all(|i| *r.add(i) == (i % 251) as u8));
+            assert_eq!(*r.add(big - 1), 7);
+            let s = a.realloc(r, Layout::from_size_align(bigger, 8).unwrap(), 100);
+            assert!((0..100).all(|i| *s.add(i) == (i % 251) as u8));
+            a.dealloc(s, Layout::from_size_align(100, 8).unwrap());
+            let z = a.alloc_zeroed(Layout::from_size_align(HUGE_MIN, 16).unwrap());
+            assert!((0..HUGE_MIN).step_by(4093).all(|i| *z.add(i) == 0));
+            a.dealloc(z, Layout::from_size_align(HUGE_MIN, 16).unwrap());
+        }
+    }
+}
