@@ -3,6 +3,10 @@
 //! Each subcommand lives in its own module under `cmd/` with its `Args` and `run`.
 
 mod cmd;
+mod thp;
+
+#[global_allocator]
+static ALLOC: thp::HugeAlloc = thp::HugeAlloc;
 
 use clap::{Parser, Subcommand};
 

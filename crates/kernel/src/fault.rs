@@ -37,6 +37,13 @@ use crate::{hook_cx, Kernel, KernelError, Scratch};
 use engine::{Actor, Category, Nanos, Stall};
 
 impl Kernel {
+    /// Hint the CPU to load page `idx`'s page-table entry before an [`Self::access`] of it (no
+    /// effect on results; any `idx` is allowed).
+    #[inline(always)]
+    pub fn prefetch_page(&self, idx: PageIdx) {
+        self.pt.prefetch(idx);
+    }
+
     /// Touch page `idx` on behalf of `actor` at `now`. Returns the stall on the actor's critical
     /// path (zero for a resident page).
     #[inline]

@@ -245,6 +245,20 @@ pub struct PageTable {
 }
 
 impl PageTable {
+    /// Hint the CPU to load page `idx`'s entry (no effect on results; any `idx` is allowed).
+    #[inline(always)]
+    pub fn prefetch(&self, idx: PageIdx) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: a prefetch has no architectural effect, whatever the address.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                self.pages.as_ptr().wrapping_add(idx as usize).cast::<i8>(),
+            )
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = idx;
+    }
+
     /// Keep node-LRU age stamps from now on (pages already on lists keep stamp 0).
     pub fn enable_stamps(&mut self) {
         self.stamps_on = true;

@@ -23,6 +23,11 @@ use crate::heap::{ClassId, ClassInfo, ClassKind, Heap, HeapError, ObjId, NULL, O
 use crate::prefix::{Column, Prefix, PrefixBuilder};
 use engine::Nanos;
 
+/// How many objects ahead [`Blueprint::build`] fetches an object's class, size and slot data
+/// ([`NEAR_AHEAD`]: its targets' positions, once its slots are in the cache).
+const FAR_AHEAD: usize = 16;
+const NEAR_AHEAD: usize = 6;
+
 /// Most bytes a blueprint's objects may total (its offsets are 32-bit counts of 8-byte units).
 pub const MAX_TOTAL_BYTES: u64 = u32::MAX as u64 * OBJECT_ALIGNMENT as u64;
 
@@ -67,6 +72,58 @@ impl Blueprint {
         roots: &[u32],
         order: &[u32],
     ) -> Self {
+        let slots_of = |o: usize| {
+            let slots = &refs[ref_start[o] as usize..ref_start[o + 1] as usize];
+            let used = slots.iter().rposition(|&t| t != NULL).map_or(0, |k| k + 1);
+            (slots.len() as u64, &slots[..used])
+        };
+        Self::build(classes, class, size, roots, order, slots_of, |_| &[])
+    }
+
+    /// [`Self::from_parts`] with each object's slots given as their count `nslots[o]` and the
+    /// leading ones `used[used_start[o]..used_start[o + 1]]` (the rest are null): the same
+    /// blueprint as `from_parts` with those slots padded with nulls, without building the padding
+    /// (generated object arrays are mostly empty slots).
+    #[allow(clippy::too_many_arguments)]
+    pub fn from_used_parts(
+        classes: Vec<ClassInfo>,
+        class: &[ClassId],
+        size: &[u32],
+        nslots: &[u32],
+        used_start: &[u32],
+        used: &[u32],
+        roots: &[u32],
+        order: &[u32],
+    ) -> Self {
+        let stored = |o: usize| &used[used_start[o] as usize..used_start[o + 1] as usize];
+        let slots_of = |o: usize| {
+            let slots = stored(o);
+            debug_assert!(slots.len() <= nslots[o] as usize);
+            // Trailing nulls are not stored (as `from_parts` trims them).
+            let n = slots.iter().rposition(|&t| t != NULL).map_or(0, |k| k + 1);
+            (nslots[o] as u64, &slots[..n])
+        };
+        Self::build(classes, class, size, roots, order, slots_of, |o| {
+            crate::gc::prefetch(nslots, o);
+            crate::gc::prefetch(used_start, o);
+            stored(o)
+        })
+    }
+
+    /// The blueprint of the objects in `order`, `slots_of(o)` giving source object `o`'s number
+    /// of slots and its slots up to its last non-null one. `peek(o)`, called a few objects ahead
+    /// of `o`'s turn, may fetch its slot data into the cache and return its slots (or none) to
+    /// fetch their targets' positions too: `order` is a depth-first permutation, so every source
+    /// read is a cache miss otherwise (no effect on results).
+    fn build<'a>(
+        classes: Vec<ClassInfo>,
+        class: &[ClassId],
+        size: &[u32],
+        roots: &[u32],
+        order: &[u32],
+        slots_of: impl Fn(usize) -> (u64, &'a [u32]),
+        peek: impl Fn(usize) -> &'a [u32],
+    ) -> Self {
         let n = order.len();
         let mut pos = vec![NULL; class.len()];
         for (k, &o) in order.iter().enumerate() {
@@ -79,6 +136,16 @@ impl Blueprint {
         let mut bp_refs = Vec::new();
         let (mut off, mut nslots) = (0u64, 0u64);
         for (src, &o) in order.iter().enumerate() {
+            if let Some(&a) = order.get(src + FAR_AHEAD) {
+                crate::gc::prefetch(class, a as usize);
+                crate::gc::prefetch(size, a as usize);
+                peek(a as usize);
+            }
+            if let Some(&a) = order.get(src + NEAR_AHEAD) {
+                for &t in peek(a as usize) {
+                    crate::gc::prefetch(&pos, t as usize);
+                }
+            }
             let (src, o) = (src as u32, o as usize);
             class_of.push(class[o]);
             starts.push(off);
@@ -89,10 +156,9 @@ impl Blueprint {
             );
             ref_starts.push(bp_refs.len() as u64);
             slot_total.push(nslots);
-            let slots = &refs[ref_start[o] as usize..ref_start[o + 1] as usize];
-            nslots += slots.len() as u64;
-            let used = slots.iter().rposition(|&t| t != NULL).map_or(0, |k| k + 1);
-            for &t in &slots[..used] {
+            let (count, slots) = slots_of(o);
+            nslots += count;
+            for &t in slots {
                 encode_slot(&mut bp_refs, src, if t == NULL { NULL } else { pos[t as usize] });
             }
         }
@@ -492,6 +558,73 @@ mod tests {
             encode_slot(&mut bytes, 500, t);
         }
         assert_eq!(bytes.len(), 4);
+    }
+
+    /// `from_used_parts` (slots given up to their stored prefix, capacity apart) builds the same
+    /// blueprint as `from_parts` with those slots padded with nulls, in a non-identity order with
+    /// roots, empty objects, trailing and inner nulls.
+    #[test]
+    fn from_used_parts_matches_padded_from_parts() {
+        let classes = vec![
+            class("a", ClassKind::Instance),
+            class("b", ClassKind::ObjectArray),
+        ];
+        let class_of: Vec<ClassId> = vec![0, 1, 1, 0, 1, 0];
+        let size = vec![24, 64, 40, 16, 1000, 8];
+        let nslots = vec![3u32, 12, 6, 0, 200, 1];
+        // Stored slots: a prefix of each object's slots (inner and trailing nulls allowed).
+        let used: Vec<Vec<u32>> = vec![
+            vec![1, NULL, 2],
+            vec![0, 5, 4],
+            vec![NULL, 3, NULL],
+            vec![],
+            vec![2, 1],
+            vec![NULL],
+        ];
+        let mut used_start = vec![0u32];
+        let mut flat = Vec::new();
+        let mut full_start = vec![0u32];
+        let mut full = Vec::new();
+        for (o, u) in used.iter().enumerate() {
+            flat.extend_from_slice(u);
+            used_start.push(flat.len() as u32);
+            full.extend_from_slice(u);
+            full.extend(std::iter::repeat_n(NULL, nslots[o] as usize - u.len()));
+            full_start.push(full.len() as u32);
+        }
+        let roots = [4u32, 0];
+        let order = [4u32, 2, 1, 0, 5, 3];
+        let a = Blueprint::from_parts(
+            classes.clone(),
+            &class_of,
+            &size,
+            &full_start,
+            &full,
+            &roots,
+            &order,
+        );
+        let b = Blueprint::from_used_parts(
+            classes,
+            &class_of,
+            &size,
+            &nslots,
+            &used_start,
+            &flat,
+            &roots,
+            &order,
+        );
+        assert_eq!(a.len(), b.len());
+        assert_eq!(a.roots, b.roots);
+        assert_eq!(a.total_bytes(), b.total_bytes());
+        for i in 0..a.len() {
+            assert_eq!(a.class(i), b.class(i), "object {i}");
+            assert_eq!(a.size(i), b.size(i), "object {i}");
+            assert_eq!(a.nslots(i), b.nslots(i), "object {i}");
+            assert_eq!(a.is_root(i), b.is_root(i), "object {i}");
+            let (sa, sb): (Vec<u32>, Vec<u32>) = (a.slots(i as u32).collect(), b.slots(i as u32).collect());
+            assert_eq!(sa, sb, "object {i}");
+        }
+        assert_eq!(a.refs, b.refs);
     }
 
     /// The radix queue hands out exactly the earlier slots pointing to each object, by source then

@@ -416,16 +416,6 @@ fn generate_blueprint(spec: &GraphSpec, rng: &mut SimRng) -> Blueprint {
     for o in 0..n {
         targets[targets_of(o)].sort_unstable();
     }
-    // Every object gets its slot capacity; slots beyond its edges stay null.
-    let mut full_start = vec![0u32; n + 1];
-    for o in 0..n {
-        full_start[o + 1] = full_start[o] + cap[o];
-    }
-    let mut refs = vec![NULL; full_start[n] as usize];
-    for o in 0..n {
-        let es = &targets[targets_of(o)];
-        refs[full_start[o] as usize..][..es.len()].copy_from_slice(es);
-    }
     // Roots: depth 0, and objects without a parent (empty level above).
     let mut roots: Vec<u32> = levels[0].clone();
     for o in 0..n {
@@ -442,7 +432,18 @@ fn generate_blueprint(spec: &GraphSpec, rng: &mut SimRng) -> Blueprint {
         // The order the collector copies them in (`gc::collect`).
         copy_order(n, &roots, |o| &targets[targets_of(o as usize)])
     };
-    Blueprint::from_parts(class_table, &classes, &sizes, &full_start, &refs, &roots, &order)
+    // Every object gets its slot capacity; slots beyond its edges stay null (not built: generated
+    // object arrays are mostly empty slots).
+    Blueprint::from_used_parts(
+        class_table,
+        &classes,
+        &sizes,
+        &cap,
+        &ref_start,
+        &targets,
+        &roots,
+        &order,
+    )
 }
 
 /// One of the papers' synthetic apps.

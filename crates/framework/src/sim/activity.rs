@@ -4,6 +4,9 @@
 
 use super::*;
 
+/// How many accesses ahead [`Simulation::touch`] fetches their page-table entry or memo slot.
+const TOUCH_AHEAD: usize = 4;
+
 impl Simulation {
     /// Touch `offs` of `app` on its main thread starting at `t`, spreading `work` of CPU across
     /// the accesses; returns the end time, or `None` if the app died meanwhile.
@@ -27,7 +30,25 @@ impl Simulation {
         let mut touched = touched;
         let anon = self.apps[app].anon_pages();
         let java = self.apps[app].java_pages;
-        for &off in offs {
+        for (i, &off) in offs.iter().enumerate() {
+            // Page-table entries and memo slots are scattered: fetch ahead (no effect on results).
+            if let Some(&a) = offs.get(i + TOUCH_AHEAD) {
+                if a < java {
+                    if let Some(j) = self.rt[app].java.as_ref() {
+                        j.prefetch_logical(a);
+                    }
+                } else {
+                    // Wrapping: a later offset may belong to a mapping gone by then (the app
+                    // died); a prefetch of any address is harmless.
+                    let (r, m) = (&self.rt[app], &self.apps[app]);
+                    let (base, from) = if a < m.java_pages + m.native_pages {
+                        (r.native_first, m.java_pages)
+                    } else {
+                        (r.file_first, m.java_pages + m.native_pages)
+                    };
+                    self.k.prefetch_page(base.wrapping_add(a.wrapping_sub(from)));
+                }
+            }
             now += per;
             if off < java {
                 let japp = self.rt[app].java.as_mut()?;
