@@ -79,7 +79,7 @@
 //! handling and decompression to the faulting actor, so adding them again would double count.
 
 use crate::backing::{PageBacking, TouchBatch};
-use crate::heap::{oflags, Heap, ObjId, ObjRec, NULL, REGION_SHIFT, REGION_SIZE};
+use crate::heap::{oflags, Heap, ObjId, ObjRec, ObjView, NULL, REGION_SHIFT, REGION_SIZE};
 use crate::hooks::{AfterGc, CollectedSet, RuntimeHooks, TraceOrder, VisitMode, NO_DEPTH};
 use engine::{Actor, Category, HookCx, Nanos};
 use kernel::types::NIL;
@@ -117,7 +117,7 @@ const PREFETCH_AHEAD: usize = 8;
 /// hides memory latency (ART's mark stack prefetches the same way). `i` may be out of bounds: a
 /// prefetch never faults, and the address is computed with wrapping arithmetic.
 #[inline(always)]
-pub(crate) fn prefetch<T>(v: &[T], i: usize) {
+pub fn prefetch<T>(v: &[T], i: usize) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch has no architectural effect, whatever the address.
     unsafe {
@@ -246,44 +246,55 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
     /// evacuated; returns its mark-stack entry if it must be scanned or touched in place.
     #[inline(always)]
     fn visit(&mut self, o: ObjId, depth: u32) -> Option<Entry> {
-        let heap = &*self.heap;
         self.st.visits += 1;
-        let rec = self.recs[o as usize];
-        let large = rec.flags & oflags::LARGE != 0;
-        let region = if large { NIL } else { rec.addr >> REGION_SHIFT };
+        // The record's fields are read one by one into registers (not copied whole to the stack:
+        // the hooks' view and the copy then read them back without a store-forwarding stall).
+        let r = &self.recs[o as usize];
+        let (addr, size, flags, meta0, class) = (r.addr, r.size, r.flags, r.meta, r.class);
+        let has_refs = r.has_refs();
+        let large = flags & oflags::LARGE != 0;
+        let region = if large { NIL } else { addr >> REGION_SHIFT };
         let (mode, group, meta) = if self.silent {
             // What the calls would answer (`RuntimeHooks::marks_silently`).
-            (VisitMode::Normal, 0, rec.meta)
+            (VisitMode::Normal, 0, meta0)
         } else {
-            let view = heap.view_of(o, &rec);
+            // `Heap::view_of`, field by field.
+            let view = ObjView {
+                id: o,
+                size,
+                class,
+                flags,
+                meta: meta0,
+                has_refs,
+            };
             let mode = self.hooks.visit_mode(&view);
             self.opaque |= mode == VisitMode::Opaque;
-            let young = !large && heap.regions.get(region as usize).is_some_and(|r| r.young);
-            let mut meta = rec.meta;
+            let young = !large && self.heap.regions.get(region as usize).is_some_and(|r| r.young);
+            let mut meta = meta0;
             let group = self.hooks.on_mark(&view, depth, young, &mut meta);
-            if meta != rec.meta {
+            if meta != meta0 {
                 self.recs[o as usize].meta = meta;
             }
             (mode, group, meta)
         };
         let evac = !large && self.regs[region as usize].role == ROLE_EVAC;
         if self.tree_logging {
-            self.layout = layout::mix(self.layout, o, group, meta, evac, rec.addr);
+            self.layout = layout::mix(self.layout, o, group, meta, evac, addr);
         }
         let mut touch = false;
         if evac {
             // Copied now (touching its old and new pages), as CC copies at the first reference.
-            self.copy(o, group, &rec);
+            self.copy(o, group, addr, size);
         } else {
             if !large {
                 let m = &mut self.regs[region as usize];
                 m.objs += 1;
-                m.bytes += rec.size;
+                m.bytes += size;
             }
             // Marked in place: read when scanned.
             touch = mode == VisitMode::Normal;
         }
-        let scan = rec.has_refs() && mode != VisitMode::Opaque;
+        let scan = has_refs && mode != VisitMode::Opaque;
         (scan || touch).then_some(o | VISITED | if touch { TOUCH } else { 0 })
     }
 
@@ -319,18 +330,23 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
         );
     }
 
-    /// Copy `o` (record `rec`, as read by its visit: only its place and size are used) to the
-    /// to-space region of `group`.
-    fn copy(&mut self, o: ObjId, group: u8, rec: &ObjRec) {
+    /// Copy `o` (a small object at region-space address `old`, `size` bytes, as read by its
+    /// visit) to the to-space region of `group`.
+    fn copy(&mut self, o: ObjId, group: u8, old: u32, size: u32) {
         let i = o as usize;
+        // Only its place and size are used (it is not large: large objects are never copied).
+        let rec = &ObjRec {
+            addr: old,
+            size,
+            ..ObjRec::default()
+        };
         if self.logging {
             replay::log_copy(&mut self.log, o);
-            let r = rec.addr >> REGION_SHIFT;
+            let r = old >> REGION_SHIFT;
             if self.from.last() != Some(&r) {
                 self.from.push(r);
             }
         }
-        let size = rec.size;
         let g = group as usize;
         if self.to_region.len() <= g {
             self.to_region.resize(g + 1, NIL);
