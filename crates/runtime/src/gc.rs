@@ -368,6 +368,14 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
                 match self.heap.take_region(self.backing, false) {
                     Ok(r) => {
                         self.taken.push(r);
+                        // Room for as many objects as the group's last to-space region took
+                        // (saves the list's regrowth copies; no effect on results).
+                        let hint = if cur != NIL {
+                            self.heap.regions[cur as usize].objs.len()
+                        } else {
+                            0
+                        };
+                        self.heap.regions[r as usize].objs.reserve(hint);
                         self.heap.regions[r as usize].group = group;
                         if self.hooks.separate_space(group) {
                             self.heap.regions[r as usize].separate = true;
