@@ -152,6 +152,8 @@ struct RegMark {
     role: u8,
     objs: u32,
     bytes: u32,
+    /// Objects copied out of the region (evacuated regions).
+    copied: u32,
 }
 
 /// An object waiting on the mark stack to be scanned: its id, with the [`VISITED`] and [`TOUCH`]
@@ -407,6 +409,7 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
         self.batch.touch(self.backing, f, n, false);
         self.heap.note_left(self.heap.place_of(rec));
         self.recs[i].addr = addr;
+        self.regs[(old >> REGION_SHIFT) as usize].copied += 1;
         self.heap.regions[(addr >> REGION_SHIFT) as usize].objs.push(o);
         let (f, n) = self.heap.pages_in(&ObjRec { addr, ..*rec });
         self.batch.touch(self.backing, f, n, true);

@@ -36,7 +36,10 @@ pub(super) fn reclaim<H: RuntimeHooks + ?Sized>(
                 regions_touched += 1;
                 st.regions_evacuated += 1;
                 let objs = std::mem::take(&mut heap.regions[r as usize].objs);
-                for &o in &objs {
+                // Every object of a region is listed in it: when as many were copied out as are
+                // listed, all of them were (marked), and there is nothing to free.
+                let all_copied = m.copied as usize == objs.len();
+                for &o in objs.iter().filter(|_| !all_copied) {
                     // The mark bit first (a marked object was copied out): the bitmap is denser in
                     // cache than the records.
                     if heap.is_marked(o) {
