@@ -86,6 +86,7 @@ use kernel::types::NIL;
 use serde::Serialize;
 
 mod layout;
+mod prefetch;
 mod reclaim;
 mod replay;
 mod sizing;
@@ -105,6 +106,7 @@ thread_local! {
     /// memory (issue 14).
     static MARK_SCRATCH: std::cell::Cell<(Vec<u32>, Vec<u32>)> = const { std::cell::Cell::new((Vec::new(), Vec::new())) };
 }
+pub use prefetch::prefetch;
 pub use sizing::{grow_for_utilization, proposed_kind};
 pub(crate) use tree::TreeMemo;
 pub use types::{GcCause, GcCosts, GcKind, GcState, GcStats};
@@ -112,22 +114,6 @@ pub use types::{GcCause, GcCosts, GcKind, GcState, GcStats};
 /// How many mark-queue entries ahead the trace loops prefetch (records twice as far ahead as
 /// their reference slots, which need the record).
 const PREFETCH_AHEAD: usize = 8;
-
-/// Hint the CPU to load `v[i]` into cache; a no-op off x86-64. Never changes a result: it only
-/// hides memory latency (ART's mark stack prefetches the same way). `i` may be out of bounds: a
-/// prefetch never faults, and the address is computed with wrapping arithmetic.
-#[inline(always)]
-pub fn prefetch<T>(v: &[T], i: usize) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch has no architectural effect, whatever the address.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-            v.as_ptr().wrapping_add(i).cast::<i8>(),
-        )
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (v, i);
-}
 
 const ROLE_NONE: u8 = 0;
 const ROLE_EVAC: u8 = 1;
