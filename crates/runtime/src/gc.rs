@@ -42,7 +42,8 @@
 //! 4. **Reclaim**: evacuated regions are freed and their pages released (`ClearFromSpace` →
 //!    `madvise(DONTNEED)`); dead large objects of the collected set are unmapped; unevacuated regions take their live
 //!    bytes from marking (`RegionSpace::AddLiveBytes`) and walk their objects only when some were
-//!    not marked (to free them).
+//!    not marked (to free them); evacuated regions walk theirs only when fewer were copied out
+//!    than the region lists.
 //! 5. **Growth** (`Heap::GrowForUtilization`), with `m` = the growth multiplier (foreground 3.0,
 //!    background 1.0): after a non-sticky GC, `target = used + clamp(used·(1/U − 1), min_free,
 //!    max_free)·m` and the next GC is sticky; after a sticky GC, `target = used + max_free·m` if that

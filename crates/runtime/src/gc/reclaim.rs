@@ -1,5 +1,7 @@
 //! Step 4 of a collection (see the [`super`] docs): free evacuated regions and dead objects,
-//! take unevacuated regions' live bytes from marking, unmap dead large objects.
+//! take unevacuated regions' live bytes from marking, unmap dead large objects. A region lists
+//! every object placed in it, so one whose listed objects were all copied out (or all marked in
+//! place) has nothing to free and is not walked.
 
 use super::{GcStats, RegMark, ROLE_EVAC, ROLE_UNEVAC};
 use crate::backing::PageBacking;
