@@ -42,7 +42,8 @@
 //! 4. **Reclaim**: evacuated regions are freed and their pages released (`ClearFromSpace` →
 //!    `madvise(DONTNEED)`); dead large objects of the collected set are unmapped; unevacuated regions take their live
 //!    bytes from marking (`RegionSpace::AddLiveBytes`) and walk their objects only when some were
-//!    not marked (to free them).
+//!    not marked (to free them); evacuated regions walk theirs only when fewer were copied out
+//!    than the region lists.
 //! 5. **Growth** (`Heap::GrowForUtilization`), with `m` = the growth multiplier (foreground 3.0,
 //!    background 1.0): after a non-sticky GC, `target = used + clamp(used·(1/U − 1), min_free,
 //!    max_free)·m` and the next GC is sticky; after a sticky GC, `target = used + max_free·m` if that
@@ -79,13 +80,14 @@
 //! handling and decompression to the faulting actor, so adding them again would double count.
 
 use crate::backing::{PageBacking, TouchBatch};
-use crate::heap::{oflags, Heap, ObjId, ObjRec, NULL, REGION_SHIFT, REGION_SIZE};
+use crate::heap::{oflags, Heap, ObjId, ObjRec, ObjView, NULL, REGION_SHIFT, REGION_SIZE};
 use crate::hooks::{AfterGc, CollectedSet, RuntimeHooks, TraceOrder, VisitMode, NO_DEPTH};
 use engine::{Actor, Category, HookCx, Nanos};
 use kernel::types::NIL;
 use serde::Serialize;
 
 mod layout;
+mod prefetch;
 mod reclaim;
 mod replay;
 mod sizing;
@@ -105,6 +107,7 @@ thread_local! {
     /// memory (issue 14).
     static MARK_SCRATCH: std::cell::Cell<(Vec<u32>, Vec<u32>)> = const { std::cell::Cell::new((Vec::new(), Vec::new())) };
 }
+pub use prefetch::prefetch;
 pub use sizing::{grow_for_utilization, proposed_kind};
 pub(crate) use tree::TreeMemo;
 pub use types::{GcCause, GcCosts, GcKind, GcState, GcStats};
@@ -112,22 +115,6 @@ pub use types::{GcCause, GcCosts, GcKind, GcState, GcStats};
 /// How many mark-queue entries ahead the trace loops prefetch (records twice as far ahead as
 /// their reference slots, which need the record).
 const PREFETCH_AHEAD: usize = 8;
-
-/// Hint the CPU to load `v[i]` into cache; a no-op off x86-64. Never changes a result: it only
-/// hides memory latency (ART's mark stack prefetches the same way). `i` may be out of bounds: a
-/// prefetch never faults, and the address is computed with wrapping arithmetic.
-#[inline(always)]
-pub(crate) fn prefetch<T>(v: &[T], i: usize) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch has no architectural effect, whatever the address.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-            v.as_ptr().wrapping_add(i).cast::<i8>(),
-        )
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (v, i);
-}
 
 const ROLE_NONE: u8 = 0;
 const ROLE_EVAC: u8 = 1;
@@ -152,6 +139,8 @@ struct RegMark {
     role: u8,
     objs: u32,
     bytes: u32,
+    /// Objects copied out of the region (evacuated regions).
+    copied: u32,
 }
 
 /// An object waiting on the mark stack to be scanned: its id, with the [`VISITED`] and [`TOUCH`]
@@ -246,44 +235,55 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
     /// evacuated; returns its mark-stack entry if it must be scanned or touched in place.
     #[inline(always)]
     fn visit(&mut self, o: ObjId, depth: u32) -> Option<Entry> {
-        let heap = &*self.heap;
         self.st.visits += 1;
-        let rec = self.recs[o as usize];
-        let large = rec.flags & oflags::LARGE != 0;
-        let region = if large { NIL } else { rec.addr >> REGION_SHIFT };
+        // The record's fields are read one by one into registers (not copied whole to the stack:
+        // the hooks' view and the copy then read them back without a store-forwarding stall).
+        let r = &self.recs[o as usize];
+        let (addr, size, flags, meta0, class) = (r.addr, r.size, r.flags, r.meta, r.class);
+        let has_refs = r.has_refs();
+        let large = flags & oflags::LARGE != 0;
+        let region = if large { NIL } else { addr >> REGION_SHIFT };
         let (mode, group, meta) = if self.silent {
             // What the calls would answer (`RuntimeHooks::marks_silently`).
-            (VisitMode::Normal, 0, rec.meta)
+            (VisitMode::Normal, 0, meta0)
         } else {
-            let view = heap.view_of(o, &rec);
+            // `Heap::view_of`, field by field.
+            let view = ObjView {
+                id: o,
+                size,
+                class,
+                flags,
+                meta: meta0,
+                has_refs,
+            };
             let mode = self.hooks.visit_mode(&view);
             self.opaque |= mode == VisitMode::Opaque;
-            let young = !large && heap.regions.get(region as usize).is_some_and(|r| r.young);
-            let mut meta = rec.meta;
+            let young = !large && self.heap.regions.get(region as usize).is_some_and(|r| r.young);
+            let mut meta = meta0;
             let group = self.hooks.on_mark(&view, depth, young, &mut meta);
-            if meta != rec.meta {
+            if meta != meta0 {
                 self.recs[o as usize].meta = meta;
             }
             (mode, group, meta)
         };
         let evac = !large && self.regs[region as usize].role == ROLE_EVAC;
         if self.tree_logging {
-            self.layout = layout::mix(self.layout, o, group, meta, evac, rec.addr);
+            self.layout = layout::mix(self.layout, o, group, meta, evac, addr);
         }
         let mut touch = false;
         if evac {
             // Copied now (touching its old and new pages), as CC copies at the first reference.
-            self.copy(o, group, &rec);
+            self.copy(o, group, addr, size);
         } else {
             if !large {
                 let m = &mut self.regs[region as usize];
                 m.objs += 1;
-                m.bytes += rec.size;
+                m.bytes += size;
             }
             // Marked in place: read when scanned.
             touch = mode == VisitMode::Normal;
         }
-        let scan = rec.has_refs() && mode != VisitMode::Opaque;
+        let scan = has_refs && mode != VisitMode::Opaque;
         (scan || touch).then_some(o | VISITED | if touch { TOUCH } else { 0 })
     }
 
@@ -319,18 +319,23 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
         );
     }
 
-    /// Copy `o` (record `rec`, as read by its visit: only its place and size are used) to the
-    /// to-space region of `group`.
-    fn copy(&mut self, o: ObjId, group: u8, rec: &ObjRec) {
+    /// Copy `o` (a small object at region-space address `old`, `size` bytes, as read by its
+    /// visit) to the to-space region of `group`.
+    fn copy(&mut self, o: ObjId, group: u8, old: u32, size: u32) {
         let i = o as usize;
+        // Only its place and size are used (it is not large: large objects are never copied).
+        let rec = &ObjRec {
+            addr: old,
+            size,
+            ..ObjRec::default()
+        };
         if self.logging {
             replay::log_copy(&mut self.log, o);
-            let r = rec.addr >> REGION_SHIFT;
+            let r = old >> REGION_SHIFT;
             if self.from.last() != Some(&r) {
                 self.from.push(r);
             }
         }
-        let size = rec.size;
         let g = group as usize;
         if self.to_region.len() <= g {
             self.to_region.resize(g + 1, NIL);
@@ -352,6 +357,14 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
                 match self.heap.take_region(self.backing, false) {
                     Ok(r) => {
                         self.taken.push(r);
+                        // Room for as many objects as the group's last to-space region took
+                        // (saves the list's regrowth copies; no effect on results).
+                        let hint = if cur != NIL {
+                            self.heap.regions[cur as usize].objs.len()
+                        } else {
+                            0
+                        };
+                        self.heap.regions[r as usize].objs.reserve(hint);
                         self.heap.regions[r as usize].group = group;
                         if self.hooks.separate_space(group) {
                             self.heap.regions[r as usize].separate = true;
@@ -383,6 +396,7 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
         self.batch.touch(self.backing, f, n, false);
         self.heap.note_left(self.heap.place_of(rec));
         self.recs[i].addr = addr;
+        self.regs[(old >> REGION_SHIFT) as usize].copied += 1;
         self.heap.regions[(addr >> REGION_SHIFT) as usize].objs.push(o);
         let (f, n) = self.heap.pages_in(&ObjRec { addr, ..*rec });
         self.batch.touch(self.backing, f, n, true);

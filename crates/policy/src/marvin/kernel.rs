@@ -20,6 +20,9 @@ use std::collections::BTreeMap;
 /// artifact's `madvise(obj, pages, MADV_DONTNEED)` per object), no LRU scan or rmap walk.
 pub struct TableShrinker(pub Shared<Global>);
 
+/// How many table entries ahead the shrinker fetches object states.
+const STATES_AHEAD: usize = 16;
+
 impl Shrinker for TableShrinker {
     fn shrink_ranges(
         &mut self,
@@ -42,6 +45,10 @@ impl Shrinker for TableShrinker {
                         break;
                     }
                     scanned += 1;
+                    if let Some(a) = t.table.get(i + STATES_AHEAD) {
+                        // Fetch a later entry's state ahead (no effect on results).
+                        runtime::gc::prefetch(&t.st, a.obj as usize);
+                    }
                     let e = t.table[i];
                     let s = t.state_mut(e.obj);
                     // Neither dirty nor already reclaimed (the RTE lock and its re-check).

@@ -105,9 +105,19 @@ impl TraceMemo {
             .map(|(&(r, f), &(nr, nf))| (f, r, nr, nf))
             .collect();
         map.sort_unstable_by_key(|m| m.0);
-        let page = |p: PageIdx| match map.partition_point(|m| m.0 <= p).checked_sub(1) {
-            Some(i) if p - map[i].0 < REGION_PAGES => map[i].3 + (p - map[i].0),
-            _ => p,
+        // Events mostly follow one another within a region: the pages `[lo, hi)` between two
+        // consecutive old first pages share one search result `k`, kept for the next event.
+        let (mut lo, mut hi, mut k) = (1, 0, 0);
+        let mut page = |p: PageIdx| {
+            if !(lo <= p && p < hi) {
+                k = map.partition_point(|m| m.0 <= p);
+                lo = k.checked_sub(1).map_or(0, |i| map[i].0);
+                hi = map.get(k).map_or(PageIdx::MAX, |m| m.0);
+            }
+            match k.checked_sub(1) {
+                Some(i) if p - map[i].0 < REGION_PAGES => map[i].3 + (p - map[i].0),
+                _ => p,
+            }
         };
         let region = |r: u32| {
             old.regions

@@ -1,5 +1,7 @@
 //! Step 4 of a collection (see the [`super`] docs): free evacuated regions and dead objects,
-//! take unevacuated regions' live bytes from marking, unmap dead large objects.
+//! take unevacuated regions' live bytes from marking, unmap dead large objects. A region lists
+//! every object placed in it, so one whose listed objects were all copied out (or all marked in
+//! place) has nothing to free and is not walked.
 
 use super::{GcStats, RegMark, ROLE_EVAC, ROLE_UNEVAC};
 use crate::backing::PageBacking;
@@ -36,7 +38,10 @@ pub(super) fn reclaim<H: RuntimeHooks + ?Sized>(
                 regions_touched += 1;
                 st.regions_evacuated += 1;
                 let objs = std::mem::take(&mut heap.regions[r as usize].objs);
-                for &o in &objs {
+                // Every object of a region is listed in it: when as many were copied out as are
+                // listed, all of them were (marked), and there is nothing to free.
+                let all_copied = m.copied as usize == objs.len();
+                for &o in objs.iter().filter(|_| !all_copied) {
                     // The mark bit first (a marked object was copied out): the bitmap is denser in
                     // cache than the records.
                     if heap.is_marked(o) {
