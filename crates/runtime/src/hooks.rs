@@ -228,6 +228,23 @@ pub struct AfterGc {
 
 /// Policy hooks. All methods default to stock ART. See the module docs for when each is called.
 pub trait RuntimeHooks {
+    /// Run one collection with these hooks ([`crate::gc::collect`]). Not a policy seam: never
+    /// override it. The runtime holds its hooks as `dyn RuntimeHooks`; this default body is
+    /// compiled once per implementing type, so the collector's per-object hook calls
+    /// (`visit_mode`, `on_mark`, ...) are direct calls into that type, inlined where small, instead
+    /// of two virtual calls per visited object.
+    #[doc(hidden)]
+    fn run_collection(
+        &mut self,
+        heap: &mut Heap,
+        kind: GcKind,
+        cx: &mut HookCx,
+        backing: &mut dyn crate::backing::PageBacking,
+        costs: &crate::gc::GcCosts,
+    ) -> GcStats {
+        crate::gc::collect(heap, self, kind, cx, backing, costs)
+    }
+
     /// Pick the collector for a GC with `cause`; `proposed` is ART's choice (`next_gc_type_` for
     /// background/alloc GCs; a compacting full GC for transitions).
     fn choose_gc(&mut self, _cx: &mut HookCx, _heap: &Heap, _cause: GcCause, proposed: GcKind) -> GcKind {

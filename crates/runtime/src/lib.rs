@@ -159,14 +159,9 @@ impl<H: RuntimeHooks + ?Sized> Runtime<H> {
         let mut cx = HookCx::new(now, Actor::AppGc(pid), ledger, &mut self.timers);
         let proposed = kind.unwrap_or_else(|| gc::proposed_kind(&self.heap));
         let kind = self.hooks.choose_gc(&mut cx, &self.heap, cause, proposed);
-        let mut st = gc::collect(
-            &mut self.heap,
-            &mut *self.hooks,
-            kind,
-            &mut cx,
-            backing,
-            &self.costs,
-        );
+        let mut st = self
+            .hooks
+            .run_collection(&mut self.heap, kind, &mut cx, backing, &self.costs);
         st.cause = cause;
         // The GC thread is busy until this collection's end (incl. the policy's after-GC work).
         self.heap.last_gc_end = now + st.duration_ns;
