@@ -74,6 +74,7 @@ fn tune_malloc() {
 fn tune_malloc() {}
 
 fn main() {
+    thp::configure();
     tune_malloc();
     let cli = Cli::parse();
     let result = match cli.command {
