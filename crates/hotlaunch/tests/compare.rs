@@ -25,20 +25,19 @@ fn dir(name: &str) -> PathBuf {
     d
 }
 
+/// A quick two-seed comparison of the small scenario (arguments follow).
+const QUICK2: &[&str] = &["compare", "fleet-fig2-twitter", "--quick", "--seeds", "2"];
+
 fn compare_into(d: &Path, jobs: &str, extra: &[&str]) -> String {
     let json = d.join("out.json");
     let report = d.join("report");
-    let mut args = vec![
-        "compare",
-        "fleet-fig2-twitter",
-        "--quick",
-        "--seeds",
-        "2",
+    let mut args = QUICK2.to_vec();
+    args.extend_from_slice(&[
         "--json",
         json.to_str().unwrap(),
         "--report",
         report.to_str().unwrap(),
-    ];
+    ]);
     args.extend_from_slice(extra);
     let (code, out, err) = hotlaunch(&args, jobs);
     assert_eq!(code, 0, "{err}");
@@ -103,36 +102,26 @@ fn a_shared_row_has_the_figures_of_its_own_runs() {
     // `unified` is MemSaver alone by default: beside `memsaver` it shares memsaver's runs.
     let d = dir("compare-shared");
     let (shared, own) = (d.join("shared.json"), d.join("own.json"));
-    let args = |policies: &'static str, json: &Path| {
-        let mut a: Vec<String> = [
-            "compare",
-            "fleet-fig2-twitter",
-            "--quick",
-            "--seeds",
-            "2",
-            "--policies",
+    let run = |policies: &str, json: &Path| {
+        let report = d.join(policies);
+        let a = [QUICK2, &["--policies", policies, "--json"]].concat();
+        let a = [
+            &a[..],
+            &[json.to_str().unwrap(), "--report", report.to_str().unwrap()],
         ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        a.extend([policies.into(), "--json".into(), json.display().to_string()]);
-        a.extend(["--report".into(), d.join(policies).display().to_string()]);
-        a
-    };
-    let run = |a: Vec<String>| {
-        let refs: Vec<&str> = a.iter().map(String::as_str).collect();
-        let (code, _out, err) = hotlaunch(&refs, "2");
+        .concat();
+        let (code, _out, err) = hotlaunch(&a, "2");
         assert_eq!(code, 0, "{err}");
         err
     };
-    let err = run(args("memsaver,unified", &shared));
+    let err = run("memsaver,unified", &shared);
     assert!(err.contains("row \"unified\" builds the same hooks"), "{err}");
     assert!(
         err.contains("compare: 2 runs (1 rows x 2 seeds; 1 row(s) sharing them)"),
         "{err}"
     );
     // Alone, `unified` runs itself.
-    let err = run(args("unified", &own));
+    let err = run("unified", &own);
     assert!(
         err.contains("compare: 2 runs (1 rows x 2 seeds; 0 row(s)"),
         "{err}"
@@ -240,23 +229,17 @@ fn bad_arguments_are_one_line_errors_before_running() {
 fn ablation_adds_one_unified_row_per_part_switch() {
     let d = dir("compare-ablation");
     let json = d.join("a.json");
-    let (code, _out, err) = hotlaunch(
-        &[
-            "compare",
-            "fleet-fig2-twitter",
-            "--quick",
-            "--seeds",
-            "2",
-            "--policies",
-            "android,unified",
-            "--ablation",
-            "--json",
-            json.to_str().unwrap(),
-            "--report",
-            d.join("r").to_str().unwrap(),
-        ],
-        "2",
-    );
+    let report = d.join("r");
+    let tail = [
+        "--policies",
+        "android,unified",
+        "--ablation",
+        "--json",
+        json.to_str().unwrap(),
+        "--report",
+        report.to_str().unwrap(),
+    ];
+    let (code, _out, err) = hotlaunch(&[QUICK2, &tail].concat(), "2");
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     let labels: Vec<&str> = v["policies"]

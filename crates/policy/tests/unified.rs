@@ -9,8 +9,16 @@ fn claims(off: &[&str]) -> (Seams, usize) {
     claims_with(off, &[])
 }
 
-fn claims_with(off: &[&str], on: &[&str]) -> (Seams, usize) {
-    let device = DeviceProfile::builtin("pixel3").unwrap();
+/// `unified` with the parts in `off` switched off and those in `on` switched on, its resolved
+/// parameters and the Pixel 3.
+fn unified_with(
+    off: &[&str],
+    on: &[&str],
+) -> (
+    hotlaunch_policy::Composed,
+    hotlaunch_policy::Params,
+    DeviceProfile,
+) {
     let u = hotlaunch_policy::unified::unified();
     let overrides: Vec<(String, ParamValue)> = off
         .iter()
@@ -21,6 +29,11 @@ fn claims_with(off: &[&str], on: &[&str]) -> (Seams, usize) {
         )
         .collect();
     let p = resolve_params(&u, &overrides).unwrap();
+    (u, p, DeviceProfile::builtin("pixel3").unwrap())
+}
+
+fn claims_with(off: &[&str], on: &[&str]) -> (Seams, usize) {
+    let (u, p, device) = unified_with(off, on);
     let built = u.build(&device, Default::default(), &p).unwrap();
     (built.claims, built.backends.len())
 }
@@ -84,17 +97,7 @@ fn parameters_are_namespaced_per_part() {
 /// What `unified` with these switches runs as (`Policy::runs_as`): the policy and its
 /// non-default parameter values.
 fn runs_as(off: &[&str], on: &[&str]) -> Option<(&'static str, Vec<(String, ParamValue)>)> {
-    let device = DeviceProfile::builtin("pixel3").unwrap();
-    let u = hotlaunch_policy::unified::unified();
-    let overrides: Vec<(String, ParamValue)> = off
-        .iter()
-        .map(|p| (format!("{p}.enabled"), ParamValue::Bool(false)))
-        .chain(
-            on.iter()
-                .map(|p| (format!("{p}.enabled"), ParamValue::Bool(true))),
-        )
-        .collect();
-    let p = resolve_params(&u, &overrides).unwrap();
+    let (u, p, device) = unified_with(off, on);
     u.runs_as(&device, Default::default(), &p)
         .unwrap()
         .map(|(name, params)| {
