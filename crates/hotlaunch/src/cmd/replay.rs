@@ -32,6 +32,7 @@ use kernel::mm::ContentSource;
 use kernel::types::{PageKind, PageState};
 use kernel::Kernel;
 use policy::{SwapDevices, SwapOverrides};
+use runtime::gc::prefetch;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -106,6 +107,10 @@ impl kernel::swap::SwapBackend for IdealSwap {
 /// Time between two requests on top of their stalls (see the module doc).
 const REQUEST_GAP_NS: u64 = 100;
 
+/// How many requests ahead the replay loop prefetches a page-table entry (twice as far: the
+/// object's page number). About one DRAM latency's worth of resident hits.
+const PREFETCH_AHEAD: usize = 8;
+
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// Trace file.
@@ -135,39 +140,94 @@ pub struct Args {
 struct Loaded {
     /// Per request: dense object number.
     obj: Vec<u32>,
-    /// Per request: time, s.
-    time_s: Vec<u32>,
+    /// The trace's time, s, as `(first request index, time)` at each change.
+    time_s: Vec<(u64, u32)>,
     /// Per dense object: (process slot, page offset in the process's mapping).
     place: Vec<(u32, u32)>,
     /// Per process slot: its key (`obj_id >> 40`) and page count.
     procs: Vec<(u64, u32)>,
 }
 
-/// A multiplicative hash for u64 keys (splitmix64's finaliser): the object map is on the load
-/// path of every request, and SipHash took a sixth of a replay's CPU (perf). Lookups only: no
-/// result depends on its iteration order.
-#[derive(Default, Clone, Copy)]
-struct MixHasher(u64);
+/// Object ids to dense numbers in first-seen order: an open-addressing table (linear probing,
+/// splitmix64 of the id) written by hand because the id of every request is looked up and the
+/// ids are known ahead: [`Self::dense_of_all`] prefetches the slots of a batch of ids before
+/// probing them, which no general-purpose map (std, hashbrown) offers. Lookups only: no result
+/// depends on the table's layout.
+struct DenseIds {
+    /// Slot → id (meaningful where `dense` is not [`Self::EMPTY`]).
+    keys: Vec<u64>,
+    /// Slot → dense number, or [`Self::EMPTY`].
+    dense: Vec<u32>,
+    len: usize,
+}
 
-impl std::hash::Hasher for MixHasher {
-    fn finish(&self) -> u64 {
-        engine::splitmix64(self.0)
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 << 8 | b as u64).rotate_left(5);
+impl DenseIds {
+    const EMPTY: u32 = u32::MAX;
+
+    fn with_capacity(n: usize) -> Self {
+        let slots = (n.max(8) * 2).next_power_of_two();
+        Self {
+            keys: vec![0; slots],
+            dense: vec![Self::EMPTY; slots],
+            len: 0,
         }
     }
-    fn write_u64(&mut self, x: u64) {
-        self.0 = x;
+
+    fn slot(&self, id: u64) -> usize {
+        engine::splitmix64(id) as usize & (self.keys.len() - 1)
+    }
+
+    /// The dense number of `id`; a new id gets the next one and `on_new(id)` is called.
+    fn dense_of(&mut self, id: u64, on_new: &mut impl FnMut(u64)) -> u32 {
+        let mask = self.keys.len() - 1;
+        let mut i = self.slot(id);
+        loop {
+            match self.dense[i] {
+                Self::EMPTY => break,
+                d if self.keys[i] == id => return d,
+                _ => i = (i + 1) & mask,
+            }
+        }
+        let d = self.len as u32;
+        self.keys[i] = id;
+        self.dense[i] = d;
+        self.len += 1;
+        on_new(id);
+        if self.len * 2 > self.keys.len() {
+            self.grow();
+        }
+        d
+    }
+
+    /// [`Self::dense_of`] of each id of `ids` in order, into `out`, with every slot prefetched first.
+    fn dense_of_all(&mut self, ids: &[u64], out: &mut Vec<u32>, on_new: &mut impl FnMut(u64)) {
+        for &id in ids {
+            let s = self.slot(id);
+            prefetch(&self.dense, s);
+            prefetch(&self.keys, s);
+        }
+        out.extend(ids.iter().map(|&id| self.dense_of(id, on_new)));
+    }
+
+    fn grow(&mut self) {
+        let old = std::mem::replace(self, Self::with_capacity(self.keys.len()));
+        let mask = self.keys.len() - 1;
+        for (&k, &d) in old.keys.iter().zip(&old.dense).filter(|(_, &d)| d != Self::EMPTY) {
+            let mut i = self.slot(k);
+            while self.dense[i] != Self::EMPTY {
+                i = (i + 1) & mask;
+            }
+            self.keys[i] = k;
+            self.dense[i] = d;
+        }
+        self.len = old.len;
     }
 }
 
-type FastMap<V> = HashMap<u64, V, std::hash::BuildHasherDefault<MixHasher>>;
+/// Requests whose ids are looked up together ([`DenseIds::dense_of_all`]).
+const ID_BATCH: usize = 64;
 
 fn load(path: &std::path::Path, format: trace::Format) -> anyhow::Result<Loaded> {
-    let mut ids: FastMap<u32> = FastMap::default();
-    let mut slot_of: FastMap<u32> = FastMap::default();
     // Capacity from the file size (oracle records are 24 bytes; CSV lines at least 6).
     let len = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     let n_guess = match format {
@@ -176,31 +236,44 @@ fn load(path: &std::path::Path, format: trace::Format) -> anyhow::Result<Loaded>
     } as usize;
     let mut l = Loaded {
         obj: Vec::with_capacity(n_guess),
-        time_s: Vec::with_capacity(n_guess),
+        time_s: Vec::new(),
         place: Vec::new(),
         procs: Vec::new(),
     };
-    let mut too_many = false;
-    trace::for_each_request(path, format, |r| {
-        let next = l.place.len() as u32;
-        let dense = *ids.entry(r.obj_id).or_insert_with(|| {
-            let key = r.obj_id >> kernel::access_log::APP_SHIFT;
-            let slot = *slot_of.entry(key).or_insert_with(|| {
-                l.procs.push((key, 0));
-                l.procs.len() as u32 - 1
-            });
-            let off = l.procs[slot as usize].1;
-            l.procs[slot as usize].1 += 1;
-            l.place.push((slot, off));
-            next
+    // Distinct ids are far fewer than requests: size for a twentieth, grow as needed.
+    let mut ids = DenseIds::with_capacity(n_guess / 20);
+    let mut slot_of: HashMap<u64, u32> = HashMap::new();
+    let mut batch: Vec<u64> = Vec::with_capacity(ID_BATCH);
+    let mut new_id = |id: u64| {
+        let key = id >> kernel::access_log::APP_SHIFT;
+        let slot = *slot_of.entry(key).or_insert_with(|| {
+            l.procs.push((key, 0));
+            l.procs.len() as u32 - 1
         });
-        too_many |= l.place.len() >= u32::MAX as usize / 2;
-        l.obj.push(dense);
-        l.time_s.push(r.time_s);
+        let off = l.procs[slot as usize].1;
+        l.procs[slot as usize].1 += 1;
+        l.place.push((slot, off));
+    };
+    let mut obj = std::mem::take(&mut l.obj);
+    let mut time_s: Vec<(u64, u32)> = Vec::new();
+    let mut n = 0u64;
+    trace::for_each_request(path, format, |r| {
+        if time_s.last().is_none_or(|&(_, t)| t != r.time_s) {
+            time_s.push((n, r.time_s));
+        }
+        n += 1;
+        batch.push(r.obj_id);
+        if batch.len() == ID_BATCH {
+            ids.dense_of_all(&batch, &mut obj, &mut new_id);
+            batch.clear();
+        }
     })?;
-    if too_many {
+    ids.dense_of_all(&batch, &mut obj, &mut new_id);
+    if ids.len >= u32::MAX as usize / 2 {
         anyhow::bail!("{}: more than 2^31 distinct objects", path.display());
     }
+    l.obj = obj;
+    l.time_s = time_s;
     Ok(l)
 }
 
@@ -291,9 +364,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let loop_start = thread_cpu();
     let mut now = 0u64;
     let mut misses = 0u64;
+    let mut times = l.time_s.iter().peekable();
     for (i, &o) in l.obj.iter().enumerate() {
+        while let Some(&(_, t)) = times.next_if(|&&(from, _)| from <= i as u64) {
+            now = now.max(t as u64 * NS_PER_SEC);
+        }
+        // The trace is known ahead: start loading the dense-object slot and then the page-table
+        // entry of requests a little ahead, so their cache misses overlap this request's work
+        // (no effect on results).
+        if let Some(&ahead) = l.obj.get(i + 2 * PREFETCH_AHEAD) {
+            prefetch(&pages, ahead as usize);
+        }
+        if let Some(&ahead) = l.obj.get(i + PREFETCH_AHEAD) {
+            k.prefetch_page(pages[ahead as usize].1);
+        }
         let (pid, idx) = pages[o as usize];
-        now = now.max(l.time_s[i] as u64 * NS_PER_SEC);
         if k.page(idx).is_some_and(|p| p.state != PageState::Resident) {
             misses += 1;
         }
@@ -372,4 +457,41 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Dense numbers are first-seen order, as a map would give them, through every growth
+        /// of the table and whatever the batch boundaries; each new id is reported once, in order.
+        #[test]
+        fn dense_ids_number_ids_in_first_seen_order(
+            ids in proptest::collection::vec(prop_oneof![0u64..40, any::<u64>()], 0..600),
+            batch in 1usize..100,
+        ) {
+            let mut want: HashMap<u64, u32> = HashMap::new();
+            let mut want_new = Vec::new();
+            let want_dense: Vec<u32> = ids
+                .iter()
+                .map(|&id| {
+                    let n = want.len() as u32;
+                    *want.entry(id).or_insert_with(|| {
+                        want_new.push(id);
+                        n
+                    })
+                })
+                .collect();
+            let mut t = DenseIds::with_capacity(1);
+            let (mut got, mut got_new) = (Vec::new(), Vec::new());
+            for chunk in ids.chunks(batch) {
+                t.dense_of_all(chunk, &mut got, &mut |id| got_new.push(id));
+            }
+            prop_assert_eq!(got, want_dense);
+            prop_assert_eq!(got_new, want_new);
+            prop_assert_eq!(t.len, want.len());
+        }
+    }
 }
