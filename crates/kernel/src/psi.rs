@@ -36,7 +36,7 @@ use crate::types::Pid;
 use crate::Kernel;
 use engine::{Actor, Nanos};
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::VecDeque;
 
 /// Aggregation period: lmkd's 1 s trigger window / `UPDATES_PER_WINDOW` (10).
 pub const PSI_PERIOD: Nanos = 100_000_000;
@@ -61,6 +61,66 @@ struct Period {
     full: u64,
 }
 
+/// The periods still open, by key (`time / PSI_PERIOD`): a dense run from `base` to the newest
+/// (a key never recorded is an empty period, which counts for nothing), so a record finds its
+/// period by index. A record older than [`PSI_HORIZON`] periods behind the newest gets a fresh
+/// period of its own (`stale`) that the next [`Periods::prune`] drops: it counts once and is final.
+#[derive(Debug, Clone, Default)]
+struct Periods {
+    base: u64,
+    open: VecDeque<Period>,
+    stale: Option<(u64, Period)>,
+}
+
+impl Periods {
+    fn newest(&self) -> Option<u64> {
+        (!self.open.is_empty()).then(|| self.base + self.open.len() as u64 - 1)
+    }
+
+    /// Period `key`, created empty if it is not open.
+    fn entry(&mut self, key: u64) -> &mut Period {
+        let Some(newest) = self.newest() else {
+            self.base = key;
+            self.open.push_back(Period::default());
+            return &mut self.open[0];
+        };
+        if key < newest.saturating_sub(PSI_HORIZON) {
+            return &mut self.stale.insert((key, Period::default())).1;
+        }
+        if key > newest.saturating_add(PSI_HORIZON) {
+            // Every open period is past the horizon of this one: the next prune drops them all.
+            self.open.clear();
+            self.base = key;
+        }
+        while key < self.base {
+            self.open.push_front(Period::default());
+            self.base -= 1;
+        }
+        let i = (key - self.base) as usize;
+        if i >= self.open.len() {
+            self.open.resize_with(i + 1, Period::default);
+        }
+        &mut self.open[i]
+    }
+
+    /// Period `key`, which [`Self::entry`] gave since the last prune.
+    fn get_mut(&mut self, key: u64) -> &mut Period {
+        match &mut self.stale {
+            Some((k, p)) if *k == key => p,
+            _ => &mut self.open[(key - self.base) as usize],
+        }
+    }
+
+    /// Close the periods older than `keep`.
+    fn prune(&mut self, keep: u64) {
+        self.stale = None;
+        while self.base < keep && self.open.len() > 1 {
+            self.open.pop_front();
+            self.base += 1;
+        }
+    }
+}
+
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Psi {
     pub some_total_ns: u64,
@@ -70,7 +130,7 @@ pub struct Psi {
     #[serde(skip)]
     pub full_counts_running: bool,
     #[serde(skip)]
-    periods: BTreeMap<u64, Period>,
+    periods: Periods,
     /// Foreground changes `(from, task)`, in time order.
     #[serde(skip)]
     fg: Vec<(Nanos, Option<Actor>)>,
@@ -110,7 +170,7 @@ impl Psi {
         while from < to {
             let key = from / PSI_PERIOD;
             let end = ((key + 1) * PSI_PERIOD).min(to);
-            let p = self.periods.entry(key).or_default();
+            let p = self.periods.entry(key);
             let i = match p.cpus.iter().position(|c| c.task == task) {
                 Some(i) => i,
                 None => {
@@ -155,7 +215,7 @@ impl Psi {
     fn reaggregate(&mut self, key: u64) {
         let mut fg = std::mem::take(&mut self.fg_scratch);
         self.fg_within(key * PSI_PERIOD, (key + 1) * PSI_PERIOD, &mut fg);
-        let p = &self.periods[&key];
+        let p = self.periods.get_mut(key);
         let (mut some, mut full, mut nonidle) = (0u128, 0u128, 0u128);
         for c in &p.cpus {
             let stall = (c.run + c.sleep).min(PSI_PERIOD);
@@ -177,7 +237,7 @@ impl Psi {
             .map(|e| e.1 as u128)
             .sum::<u128>();
         let nonidle = nonidle.max(1);
-        let p = self.periods.get_mut(&key).expect("period exists");
+        let p = self.periods.get_mut(key);
         // Totals only grow (lmkd reads their growth): a record that lowers a period's weighted
         // value (more non-idle time) leaves what was counted.
         let (some, full) = ((some / nonidle) as u64, (full / nonidle) as u64);
@@ -191,13 +251,11 @@ impl Psi {
 
     /// Periods older than [`PSI_HORIZON`] behind the newest are final.
     fn prune(&mut self) {
-        let Some((&newest, _)) = self.periods.last_key_value() else {
+        let Some(newest) = self.periods.newest() else {
             return;
         };
         let keep = newest.saturating_sub(PSI_HORIZON);
-        while self.periods.first_key_value().is_some_and(|(&k, _)| k < keep) {
-            self.periods.pop_first();
-        }
+        self.periods.prune(keep);
         let from = keep * PSI_PERIOD;
         let first = self.fg.partition_point(|&(t, _)| t <= from).saturating_sub(1);
         if first > 0 {
@@ -217,6 +275,37 @@ impl Kernel {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// `Periods` behaves as an ordered map of periods pruned to the horizon behind its newest
+        /// key (what it replaced): every record finds the period a map would give it, late,
+        /// stale and far-future keys included.
+        #[test]
+        fn periods_act_as_a_map_pruned_to_the_horizon(steps in proptest::collection::vec(-1_500i64..1_500, 1..200)) {
+            let mut map: std::collections::BTreeMap<u64, u64> = Default::default();
+            let mut dense = Periods::default();
+            let mut at = 5_000i64;
+            for (n, step) in steps.into_iter().enumerate() {
+                // Mostly near the newest, sometimes far behind (stale) or far ahead (a jump).
+                at = (at + step).max(0);
+                let key = at as u64;
+                let m = map.entry(key).or_default();
+                *m += n as u64 + 1;
+                let p = dense.entry(key);
+                p.some += n as u64 + 1;
+                prop_assert_eq!(dense.get_mut(key).some, *m);
+                let newest = *map.keys().next_back().unwrap();
+                prop_assert_eq!(dense.newest(), Some(newest));
+                let keep = newest.saturating_sub(PSI_HORIZON);
+                map.retain(|&k, _| k >= keep);
+                dense.prune(keep);
+                for (&k, &v) in &map {
+                    prop_assert_eq!(dense.get_mut(k).some, v);
+                }
+            }
+        }
+    }
 
     const MS: Nanos = 1_000_000;
 
