@@ -5,8 +5,8 @@
 //! in the page cache is dirtied in place. A page not in it is added by
 //! `grab_cache_page_write_begin` (no readahead); it is read from flash first only if the write
 //! covers it partly (`__block_write_begin` reads the blocks not fully overwritten, one page here),
-//! never if the write covers it whole ([`PageWrite::Whole`]). A `write()` does not mark the page
-//! accessed (Linux >= 4.7). A small `read()` ([`Kernel::read_file_page`]) of a page not in
+//! never if the write covers it whole ([`PageWrite::Whole`]). A `write()` marks the page accessed
+//! (`mark_page_accessed`, `mark_accessed.rs`) only before Linux 4.7, a `read()` always. A small `read()` ([`Kernel::read_file_page`]) of a page not in
 //! memory reads that page only (`ondemand_readahead`: a standalone small random read is read as
 //! is), unlike a fault's read-around. Appends beyond EOF (never read: new blocks are zeroed) are
 //! whole-page writes here. Not modelled: the CPU of the syscalls and of the copy.
@@ -66,44 +66,49 @@ impl Kernel {
             return self.access(now, actor, idx, true);
         }
         self.last_now = self.last_now.max(now);
-        match p.state {
+        let stall = match p.state {
             PageState::Resident => {
                 self.pt.epoch += 1;
                 self.pt.pages[idx as usize].flags |= flags::DIRTY;
                 self.note_file_dirtied(now, idx);
-                Ok(Stall::ZERO)
+                Stall::ZERO
             }
             PageState::Dropped => {
                 let fill = match how {
                     PageWrite::Whole => Fill::NoRead,
                     PageWrite::Partial => Fill::OnePage,
                 };
-                self.file_fill(now, actor, idx, true, fill)
+                self.file_fill(now, actor, idx, true, fill)?
             }
-            _ => Err(KernelError::NotMapped(idx)),
+            _ => return Err(KernelError::NotMapped(idx)),
+        };
+        if self.params.write_marks_accessed {
+            self.mark_page_accessed(idx);
         }
+        Ok(stall)
     }
 
     /// A small random `read()` (e.g. SQLite's `pread` of one database page) of file page `idx`
-    /// by `actor` at `now`: nothing if it is in memory (marked accessed), else that page only is
-    /// read from flash.
+    /// by `actor` at `now`: if it is not in memory that page only is read from flash; then
+    /// `mark_page_accessed` (not the PTE young bit: a `read()` maps nothing; see
+    /// `mark_accessed.rs`).
     pub fn read_file_page(&mut self, now: Nanos, actor: Actor, idx: PageIdx) -> Result<Stall, KernelError> {
-        let p = self
+        let p = *self
             .pt
             .pages
-            .get_mut(idx as usize)
+            .get(idx as usize)
             .ok_or(KernelError::NotMapped(idx))?;
-        match p.state {
-            PageState::Resident if !p.kind.is_anon() => {
-                p.flags = (p.flags | flags::ACCESSED) & !flags::IDLE;
-                Ok(Stall::ZERO)
-            }
+        let vma_id = self.vma_id_of(idx).ok_or(KernelError::NotMapped(idx))?;
+        let stall = match p.state {
+            PageState::Resident if !p.kind.is_anon() => Stall::ZERO,
             PageState::Dropped => {
                 self.last_now = self.last_now.max(now);
-                self.file_fill(now, actor, idx, false, Fill::OnePage)
+                self.file_fill(now, actor, idx, false, Fill::OnePage)?
             }
-            _ => Err(KernelError::NotMapped(idx)),
-        }
+            _ => return Err(KernelError::NotMapped(idx)),
+        };
+        self.read_marks_accessed(vma_id, idx);
+        Ok(stall)
     }
 
     /// `idx` was just written: queue it for the flusher if it is a file page not yet queued.

@@ -600,12 +600,12 @@ impl Kernel {
                 page.flags |= flags::UNMAPPED;
             }
             if q == idx {
-                // A write() does not mark the page accessed (Linux >= 4.7, bbddabe2e436 "mm:
-                // filemap: only do access activations on reads"); a fault or a read() does.
-                page.flags |= if write && fill != Fill::ReadAround {
-                    0
-                } else {
+                // A fault maps the page (PTE young); a read() or write() maps nothing (its
+                // caller marks the page accessed, `mark_accessed.rs`).
+                page.flags |= if fill == Fill::ReadAround {
                     flags::ACCESSED
+                } else {
+                    0
                 } | if write { flags::DIRTY } else { 0 };
             }
         }

@@ -21,7 +21,8 @@
 //! throttled on it, a bounded request queue); swap slots from 256-slot clusters; `mlock` (unevictable list); the swap cache (a resident page keeping a
 //! clean copy on a swap device); `/sys/kernel/mm/page_idle`; zram idle ageing and writeback;
 //! file `write()`s and small `read()`s (no read-around) and the dirty-page flusher (file pages
-//! written back 30 s after they were dirtied, [`dirty`]).
+//! written back 30 s after they were dirtied, [`dirty`]); a `read()` (before 4.7 also a
+//! `write()`) ages its page with `mark_page_accessed` (`mark_accessed.rs`).
 //!
 //! Layout: `fault.rs` (access, faults, swap-in, file read), `alloc.rs` (frames, the high-order
 //! slow path, migration), [`compaction`] (direct compaction: suitability, deferral), [`ion`]
@@ -51,6 +52,7 @@ pub mod ion;
 mod kswapd;
 pub mod locality;
 mod madvise;
+mod mark_accessed;
 pub mod mm;
 mod node_lru;
 mod params;
@@ -283,6 +285,8 @@ pub struct Kernel {
     pub(crate) vmas: Vec<Option<Vma>>,
     /// Per mapping (index as `vmas`): its file's `f_ra.mmap_miss`, see [`fault`].
     pub(crate) mmap_miss: Vec<u16>,
+    /// Per mapping: the page its last `read()` was of (`f_ra.prev_pos`), see `mark_accessed.rs`.
+    pub(crate) read_prev: Vec<PageIdx>,
     /// pfn -> owner (page index, `OWNER_ZRAM_BIT | slot`, `OWNER_KERNEL`, or `NIL` when free).
     pub(crate) frame_owner: Vec<u32>,
     pub(crate) buddy: BuddyAllocator,
@@ -401,6 +405,9 @@ impl Kernel {
                     .kernel_release()
                     .is_some_and(|r| (r.major, r.minor) < (5, 8)),
             file_ratio_one: false,
+            write_marks_accessed: device
+                .kernel_release()
+                .is_some_and(|r| (r.major, r.minor) < (4, 7)),
         };
         params.file_ratio_one = params.scan_balance_49
             && device
@@ -414,6 +421,7 @@ impl Kernel {
             procs: Vec::new(),
             vmas: Vec::new(),
             mmap_miss: Vec::new(),
+            read_prev: Vec::new(),
             frame_owner: vec![NIL; managed as usize],
             buddy: {
                 // Kernels before 4.0 steal on fallback the 3.x way (see the buddy allocator).
@@ -549,6 +557,7 @@ impl Kernel {
             source,
         }));
         self.mmap_miss.push(0);
+        self.read_prev.push(NIL);
         self.procs[pid as usize].vmas.push(vma_id);
         for _ in 0..pages.div_ceil(512) {
             if let Some(pfn) =

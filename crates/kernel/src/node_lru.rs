@@ -58,14 +58,33 @@
 //! Marvin Fig. 3 8.93 -> 0.54 s under pressure, 1,074 -> 0 MiB swapped (paper ~8 s: PASS ->
 //! GAP), Fleet Fig. 2 unchanged; the pre-4.7 file ratio changed no row. The default day (Pixel
 //! 3): hot p50/p90 136/321 -> 146/334 ms, cached mean 14.87 -> 14.70, kills 4 -> 5, flash
-//! read/written 6.7 / 0.89 -> 11.7 / 0.88 GiB. Why Marvin Fig. 3 stops swapping: the node's
-//! inactive file list is never low, so every pass is SCAN_FILE: the model activates a file page
-//! only in reclaim (second reference at the inactive tail, executable) and on a workingset
-//! refault, never on access (4.9's `mark_page_accessed` → `activate_page` on a second `read()`
-//! or `filemap_fault` of a referenced page is not modelled), and a page has one owner, so
-//! `page_referenced`'s `referenced_ptes > 1` (a file page mapped by several processes activated
-//! on its first scan) cannot happen; the active file list stays small. Open: those two
-//! activations, before the node LRU can be turned on.
+//! read/written 6.7 / 0.89 -> 11.7 / 0.88 GiB.
+//!
+//! `mark_page_accessed` on `read()` (a second read activates an inactive file page; before 4.7
+//! a `write()` too: `mark_accessed.rs`) changes little here, measured at main 0387a8f with the
+//! switch flipped on every device (`reproduce baseline --quick`, switch on, main -> with it):
+//! Marvin Fig. 3 0.54 -> 0.54 s under pressure, 0 -> 0 MiB swapped (GAP), Fleet §7.1 kills
+//! start at 13 -> 13 (PASS), Marvin §8.3 10 / 14 -> 10 / 14 apps (PASS), Fleet §3.1 Instagram
+//! p90 177 / 2243 -> 177 / 2245 ms (GAP), Fleet §7.2 Facebook median/p90 113/2456 -> 113/2480
+//! ms (GAP), Fleet Fig. 2 unchanged (switch off, main -> with it: Marvin Fig. 3 5.91 -> 6.00 s,
+//! Fleet §7.2 183/527 -> 187/457 ms, Fleet §3.1 957/937 -> 961/890 ms, others unchanged). The
+//! default day with the switch on (Pixel 3): hot p50/p90 146/334 -> 147/341 ms, cached mean
+//! 14.70 -> 14.87, kills 5 -> 4, flash read/written 11.7 / 0.88 -> 12.2 / 0.89 GiB. Why:
+//! Marvin Fig. 3's `read()`s are 2,983 pages of 390,648 read (the rest are faults on mapped
+//! code), and `referenced_ptes > 1` can change no verdict in the model (every mapped file
+//! page is in an executable mapping; see `mark_accessed.rs`). Nor is the active file list
+//! small when it matters: logged at each 4.9 `get_scan_count` of the run (a throwaway build),
+//! it holds 2,242 pages against 288,032 inactive at the first pressure (t = 562 s), but the
+//! two file lists are near equal from then on (3.18: the inactive one is low once smaller, and
+//! then the active one is aged), 116,902 / 119,673 pages at the start of the 512 MB allocation
+//! (t = 715 s) and 62,616 / 62,588 at its end. So the model reclaims the allocation from its
+//! 924 MiB of file pages, as 4.9's rules say: the inactive file list is not low in 542 of the
+//! allocation's 553 scans (SCAN_FILE), and in the others anon's SCAN_FRACT share is 60 against
+//! file's 972 because each new anon page starts active and counts as rotated
+//! (`__pagevec_lru_add_fn` → `update_page_reclaim_stat(lruvec, file, active)`: anon
+//! `recent_rotated` 132,859 of `recent_scanned` 132,860 at its end). Open: whether the phone in Marvin's run had that much reclaimable page
+//! cache (the apps' mapped file sizes, one copy of the framework's files per app here: `mm.rs`),
+//! before the node LRU can be turned on.
 
 use crate::mm::{LruVec, PageTable};
 use crate::reclaim::{inactive_is_low_for, scan_targets, ScanCtx, SCAN_LISTS};

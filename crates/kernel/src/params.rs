@@ -49,4 +49,7 @@ pub struct KernelParams {
     /// With [`Self::scan_balance_49`] before Linux 4.7: the inactive file list is low once it is
     /// smaller than the active one (59dc76b0d4df gave file anon's `sqrt(10 × GB)` ratio in 4.7).
     pub file_ratio_one: bool,
+    /// A `write()` calls `mark_page_accessed` on its page, as before Linux 4.7's bbddabe2e436
+    /// (releases before 4.7; see `mark_accessed.rs`).
+    pub write_marks_accessed: bool,
 }

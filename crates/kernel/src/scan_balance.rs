@@ -22,13 +22,14 @@
 //! VM_EXEC file pages stay active); `__pagevec_lru_add_fn` → `update_page_reclaim_stat(lruvec,
 //! file, active)` adds every page put on an LRU list to `recent_scanned`, and to
 //! `recent_rotated` when it starts active (new anon pages before 5.9, refaults the workingset
-//! check activates, a swapped-in page's `activate_page`).
+//! check activates, a swapped-in page's `activate_page`); `mark_page_accessed`'s `activate_page`
+//! (`__activate_page` → `update_page_reclaim_stat(lruvec, file, 1)`, `mark_accessed.rs`) adds
+//! the page to both.
 //! 5.8's 1431d4d11abb "mm: base LRU balancing on an explicit cost model" replaced all of this
 //! with the reclaim cost (`anon_cost` / `file_cost`, `reclaim.rs`).
 //! Simplified: one zone (the high watermark is the zone's); no `force_scan` (the small-list rule
-//! of `scan_targets` applies); `mark_page_accessed`'s `activate_page` (a second `read()` of an
-//! inactive file page) is not modelled, as no access activates a page outside reclaim and
-//! refaults here; a swapped-in page counts once (as added active), not as added then activated.
+//! of `scan_targets` applies); a swapped-in page counts once (as added active), not as added
+//! then activated.
 
 use crate::types::*;
 use crate::Kernel;
