@@ -5,6 +5,10 @@ use super::{Entry, Tracer, ID_BITS, ROLE_EVAC, TOUCH, VISITED};
 use crate::heap::{oflags, ObjId, NULL, REGION_SHIFT};
 use crate::hooks::{RuntimeHooks, NO_DEPTH};
 
+/// How many mark-stack entries below the top [`Tracer::trace_full_stock`] also prefetches the
+/// record of (besides the entry right below).
+const STOCK_PREFETCH_AHEAD: usize = 6;
+
 impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
     /// DFS trace of a full GC with stock hooks ([`RuntimeHooks::is_stock`]): the mark stack loop of
     /// [`Self::scan_entry`] without the hook calls and the collected-set test (the collected set
@@ -57,6 +61,14 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
                 // record while this one is scanned (no effect on results).
                 // SAFETY: `top - 1` < `stack.len()`.
                 super::prefetch(&recs, (unsafe { *sp.add(top - 1) } & ID_BITS) as usize);
+            }
+            if top >= STOCK_PREFETCH_AHEAD {
+                // Leaves (most objects of array-heavy heaps) push nothing: the entries below are
+                // scanned in turn, so fetch records further down too (the entry below alone
+                // leaves most of a record miss exposed).
+                // SAFETY: `top - STOCK_PREFETCH_AHEAD` < `top` < `stack.len()`.
+                let a = unsafe { *sp.add(top - STOCK_PREFETCH_AHEAD) };
+                super::prefetch(&recs, (a & ID_BITS) as usize);
             }
             let rec = recs[(e & ID_BITS) as usize];
             if e & VISITED == 0 {
