@@ -361,7 +361,27 @@ impl JavaApp {
             }
             let mut freed = 0u64;
             let mut tries = 0;
+            // Random picks miss the cache (the churnable list and the ids are large): a clone of
+            // the rng draws the same indices `CHURN_AHEAD` picks ahead, to prefetch them (no
+            // effect on results: the picks still come from `self.rng`).
+            let n = self.churnable.len();
+            let mut ahead = (!self.params.churn_same).then(|| self.rng.clone());
+            let mut look = [0usize; CHURN_AHEAD];
+            if let Some(a) = ahead.as_mut() {
+                for j in look.iter_mut() {
+                    *j = a.gen_range(0..n);
+                    crate::gc::prefetch(&self.churnable, *j);
+                }
+            }
             while freed < self.params.churn_bytes && tries < 4 * self.churnable.len() {
+                if let Some(a) = ahead.as_mut() {
+                    let j = a.gen_range(0..n);
+                    look[tries % CHURN_AHEAD] = j;
+                    crate::gc::prefetch(&self.churnable, j);
+                    // Half as far ahead the list entry is in cache: fetch its holder's id.
+                    let (_, s, _) = self.churnable[look[(tries + CHURN_AHEAD / 2) % CHURN_AHEAD]];
+                    crate::gc::prefetch(&self.ids, s as usize);
+                }
                 let (i, s, k) = if self.params.churn_same {
                     // The same objects every round: the first churnable ones in allocation order.
                     self.churnable[tries % self.churnable.len()]
@@ -655,6 +675,9 @@ impl JavaApp {
 
 /// Leaf objects (no reference slots) with exactly one referrer, which comes earlier, with that
 /// referrer and its slot.
+/// How many random churn picks ahead [`JavaApp::churn`] prefetches.
+const CHURN_AHEAD: usize = 8;
+
 fn churn_candidates(bp: &Blueprint) -> Vec<(u32, u32, u32)> {
     let n = bp.len();
     let mut incoming = vec![0u32; n];

@@ -55,6 +55,11 @@ pub trait PageBacking {
     fn count_repeated(&mut self, pages: u64, epoch: u64) {
         unreachable!("count_repeated({pages}, {epoch}) on a backing without a touch epoch")
     }
+    /// Hint the CPU to load what a [`Self::touch`] of page `first` reads first (a cache hint
+    /// only: no effect on any result; any `first` is allowed). [`TouchBatch`] calls it when a run
+    /// starts, so the page's state is in cache by the time the run is passed on. Default: nothing.
+    #[inline]
+    fn prefetch_page(&self, _first: PageIdx) {}
     /// [`Self::touch`], then [`Self::touch_epoch`] (one call for [`TouchBatch`]).
     fn touch_then_epoch(
         &mut self,
@@ -336,6 +341,9 @@ impl TouchBatch {
     #[inline]
     pub fn touch<B: PageBacking + ?Sized>(&mut self, b: &mut B, first: PageIdx, n: u32, write: bool) {
         if !self.merge(first, n, write) {
+            // The new run is passed on at the next touch that does not extend it (or at the
+            // flush): fetch its first page's state meanwhile.
+            b.prefetch_page(first);
             self.flush_run(b);
             self.first = first;
             self.n = n;

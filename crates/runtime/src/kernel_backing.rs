@@ -41,6 +41,11 @@ impl PageBacking for Kernel {
     }
 
     #[inline]
+    fn prefetch_page(&self, first: PageIdx) {
+        Kernel::prefetch_page(self, first);
+    }
+
+    #[inline]
     fn touch_epoch(&self) -> Option<u64> {
         Kernel::touch_epoch(self)
     }

@@ -5,6 +5,13 @@ use super::{Entry, Tracer, ID_BITS, ROLE_EVAC, TOUCH, VISITED};
 use crate::heap::{oflags, ObjId, NULL, REGION_SHIFT};
 use crate::hooks::{RuntimeHooks, NO_DEPTH};
 
+/// How many mark-stack entries below the top [`Tracer::trace_full_stock`] also prefetches the
+/// record of (besides the entry right below).
+const STOCK_PREFETCH_AHEAD: usize = 6;
+/// How many reference slots ahead the trace of a collection with evacuated regions prefetches
+/// the records of.
+const STOCK_SLOT_AHEAD: usize = 4;
+
 impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
     /// DFS trace of a full GC with stock hooks ([`RuntimeHooks::is_stock`]): the mark stack loop of
     /// [`Self::scan_entry`] without the hook calls and the collected-set test (the collected set
@@ -58,6 +65,14 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
                 // SAFETY: `top - 1` < `stack.len()`.
                 super::prefetch(&recs, (unsafe { *sp.add(top - 1) } & ID_BITS) as usize);
             }
+            if top >= STOCK_PREFETCH_AHEAD {
+                // Leaves (most objects of array-heavy heaps) push nothing: the entries below are
+                // scanned in turn, so fetch records further down too (the entry below alone
+                // leaves most of a record miss exposed).
+                // SAFETY: `top - STOCK_PREFETCH_AHEAD` < `top` < `stack.len()`.
+                let a = unsafe { *sp.add(top - STOCK_PREFETCH_AHEAD) };
+                super::prefetch(&recs, (a & ID_BITS) as usize);
+            }
             let rec = recs[(e & ID_BITS) as usize];
             if e & VISITED == 0 {
                 // Marked in place by this loop (as in `visit` with stock hooks).
@@ -72,7 +87,16 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
             if !FREE && e & (VISITED | TOUCH) != VISITED && rec.meta & mask == 0 {
                 self.touch_in_place(&rec);
             }
-            for &c in &refs[rec.ref_start as usize..][..rec.ref_len as usize] {
+            let slots = &refs[rec.ref_start as usize..][..rec.ref_len as usize];
+            for (j, &c) in slots.iter().enumerate() {
+                if EVAC {
+                    // An object of an evacuated region is visited (its record read) when first
+                    // marked: fetch the records of the slots a few ahead (NULL's is a harmless
+                    // stray prefetch).
+                    if let Some(&a) = slots.get(j + STOCK_SLOT_AHEAD) {
+                        super::prefetch(&recs, a as usize);
+                    }
+                }
                 scanned += (c != NULL) as u64;
                 let c = c.min(sentinel);
                 let wi = c as usize >> 6;
