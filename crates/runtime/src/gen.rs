@@ -42,15 +42,10 @@
 
 use crate::backing::PageBacking;
 use crate::blueprint::{class, copy_order_fetching, Blueprint};
-use crate::gc::prefetch;
 use crate::heap::{ClassId, ClassKind, Heap, HeapError, ObjId, ARRAY_HEADER, NULL};
 use engine::{Nanos, SimRng, NS_PER_SEC};
 use rand::seq::SliceRandom;
 use rand::Rng;
-
-/// How many items ahead the generator's passes over objects in random order fetch what they
-/// will read (no effect on results: the levels are shuffled, so each read is a cache miss).
-const AHEAD: usize = 16;
 
 /// A piecewise log-uniform size distribution: `(lo, hi, probability)` buckets, sizes in bytes.
 #[derive(Debug, Clone)]
@@ -282,16 +277,11 @@ fn generate_blueprint(spec: &GraphSpec, rng: &mut SimRng) -> Blueprint {
         if levels[d].is_empty() {
             continue;
         }
-        let above = &levels[d - 1];
-        let mut parents: Vec<u32> = Vec::with_capacity(above.len());
-        for (j, &p) in above.iter().enumerate() {
-            if let Some(&a) = above.get(j + AHEAD) {
-                prefetch(&cap, a as usize);
-            }
-            if cap[p as usize] > 0 {
-                parents.push(p);
-            }
-        }
+        let parents: Vec<u32> = levels[d - 1]
+            .iter()
+            .copied()
+            .filter(|&p| cap[p as usize] > 0)
+            .collect();
         let parents = if parents.is_empty() {
             levels[d - 1].clone()
         } else {
@@ -304,25 +294,15 @@ fn generate_blueprint(spec: &GraphSpec, rng: &mut SimRng) -> Blueprint {
         for &o in &levels[d] {
             let p = parents[rng.gen_range(0..parents.len())];
             edges.push((p, o));
+            used[p as usize] += 1;
         }
-    }
-    // Parents are random: count their tree slots in one pass, fetching ahead.
-    for (j, &(p, _)) in edges.iter().enumerate() {
-        if let Some(&(a, _)) = edges.get(j + AHEAD) {
-            prefetch(&used, a as usize);
-        }
-        used[p as usize] += 1;
     }
     // Tree neighbourhoods and the shared pool, for local and shared extra references.
     let skewed = spec.local_refs > 0.0 || spec.shared_refs > 0.0;
     let (parent, kids_at, kids) = if skewed {
         let mut parent = vec![NULL; n];
         let mut kids_at = vec![0u32; n + 1];
-        for (j, &(p, o)) in edges.iter().enumerate() {
-            if let Some(&(a, b)) = edges.get(j + AHEAD) {
-                prefetch(&parent, b as usize);
-                prefetch(&kids_at, a as usize + 1);
-            }
+        for &(p, o) in &edges {
             parent[o as usize] = p;
             kids_at[p as usize + 1] += 1;
         }
@@ -331,10 +311,7 @@ fn generate_blueprint(spec: &GraphSpec, rng: &mut SimRng) -> Blueprint {
         }
         let mut fill = kids_at.clone();
         let mut kids = vec![0u32; edges.len()];
-        for (j, &(p, o)) in edges.iter().enumerate() {
-            if let Some(&(a, _)) = edges.get(j + AHEAD) {
-                prefetch(&fill, a as usize);
-            }
+        for &(p, o) in &edges {
             kids[fill[p as usize] as usize] = o;
             fill[p as usize] += 1;
         }
@@ -348,19 +325,6 @@ fn generate_blueprint(spec: &GraphSpec, rng: &mut SimRng) -> Blueprint {
     // Extra references to depth <= d+1.
     if spec.extra_refs_mean > 0.0 {
         for o in 0..n as u32 {
-            // A local reference reads the parent's children: fetch them ahead.
-            if skewed {
-                if let Some(&p) = parent.get(o as usize + AHEAD) {
-                    if p != NULL {
-                        prefetch(&kids_at, p as usize);
-                    }
-                }
-                if let Some(&p) = parent.get(o as usize + AHEAD / 2) {
-                    if p != NULL {
-                        prefetch(&kids, kids_at[p as usize] as usize);
-                    }
-                }
-            }
             if cap[o as usize] == 0 {
                 continue;
             }
@@ -433,10 +397,7 @@ fn generate_blueprint(spec: &GraphSpec, rng: &mut SimRng) -> Blueprint {
     // CSR of edges by source, slot order = sorted target order: bucketed by source, then each
     // source's few targets sorted (the same as sorting all the pairs, in linear time: issue 14).
     let mut ref_start = vec![0u32; n + 1];
-    for (j, &(s, _)) in edges.iter().enumerate() {
-        if let Some(&(a, _)) = edges.get(j + AHEAD) {
-            prefetch(&ref_start, a as usize + 1);
-        }
+    for &(s, _) in &edges {
         ref_start[s as usize + 1] += 1;
     }
     for i in 0..n {
@@ -445,10 +406,7 @@ fn generate_blueprint(spec: &GraphSpec, rng: &mut SimRng) -> Blueprint {
     let mut targets = vec![0u32; edges.len()];
     {
         let mut fill = ref_start.clone();
-        for (j, &(s, t)) in edges.iter().enumerate() {
-            if let Some(&(a, _)) = edges.get(j + AHEAD) {
-                prefetch(&fill, a as usize);
-            }
+        for &(s, t) in &edges {
             targets[fill[s as usize] as usize] = t;
             fill[s as usize] += 1;
         }
@@ -476,7 +434,7 @@ fn generate_blueprint(spec: &GraphSpec, rng: &mut SimRng) -> Blueprint {
             n,
             &roots,
             |o| &targets[targets_of(o as usize)],
-            |o| prefetch(&ref_start, o as usize),
+            |o| crate::gc::prefetch(&ref_start, o as usize),
         )
     };
     // Every object gets its slot capacity; slots beyond its edges stay null (not built: generated
