@@ -97,35 +97,6 @@ impl Prefix {
         }
     }
 
-    /// Call `f(j, entry j)` for `j = i, i + 1, …` until it returns `false` or the entries end:
-    /// [`Self::get`] of consecutive entries, each block's header read once (a scan of object
-    /// starts per logical page was 5% of the default day's CPU; issue 14).
-    #[inline]
-    pub fn scan_from(&self, i: usize, mut f: impl FnMut(usize, u64) -> bool) {
-        let mut i = i;
-        while i < self.len {
-            let bi = i / BLOCK;
-            let b = self.blocks[bi];
-            let end = ((bi + 1) * BLOCK).min(self.len);
-            let (from, to) = (b.at as usize + i % BLOCK, b.at as usize + (end - bi * BLOCK));
-            let go = match b.width {
-                Width::W8 => self.d8[from..to]
-                    .iter()
-                    .enumerate()
-                    .all(|(k, &d)| f(i + k, b.base + d as u64)),
-                Width::W16 => self.d16[from..to]
-                    .iter()
-                    .enumerate()
-                    .all(|(k, &d)| f(i + k, b.base + d as u64)),
-                Width::Full => self.wide[from..to].iter().enumerate().all(|(k, &v)| f(i + k, v)),
-            };
-            if !go {
-                return;
-            }
-            i = end;
-        }
-    }
-
     /// Bytes held (for tests and memory accounting).
     pub fn heap_bytes(&self) -> usize {
         self.blocks.capacity() * std::mem::size_of::<Block>()
@@ -297,40 +268,6 @@ mod tests {
         assert_eq!(q.len(), v.len());
         assert!((0..v.len()).all(|i| q.get(i) == v[i]));
         assert!(Prefix::new(&[]).is_empty());
-    }
-
-    /// A scan from any entry yields the entries `get` reads, across 8-bit, 16-bit, full and
-    /// partial blocks, and stops where the callback says.
-    #[test]
-    fn scan_from_matches_get_and_stops() {
-        let mut v = Vec::new();
-        let mut x = 0u64;
-        for i in 0..(4 * BLOCK + 7) {
-            x += match i / BLOCK {
-                0 => 3,
-                1 => 900,
-                2 if i % BLOCK == 9 => 1 << 33,
-                _ => 1,
-            };
-            v.push(x);
-        }
-        let p = Prefix::new(&v);
-        for start in 0..=v.len() + 1 {
-            let mut got = Vec::new();
-            p.scan_from(start, |j, e| {
-                got.push((j, e));
-                true
-            });
-            let want: Vec<(usize, u64)> = (start..v.len()).map(|j| (j, v[j])).collect();
-            assert_eq!(got, want, "from {start}");
-            // Stopping after the third entry seen.
-            let mut seen = 0;
-            p.scan_from(start, |_, _| {
-                seen += 1;
-                seen < 3
-            });
-            assert_eq!(seen, want.len().min(3), "from {start}");
-        }
     }
 
     #[test]
