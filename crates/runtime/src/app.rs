@@ -270,28 +270,34 @@ impl JavaApp {
         while self.ids.len() < until {
             let i = self.ids.len();
             let t = now + cost.main_stall.ns;
+            let slots = bp.slots(i as u32);
             // Slots past the blueprint's last non-null one stay null: not stored.
             let (id, c) = self.rt.alloc_used(
                 t,
                 self.hclass[bp.class(i) as usize],
                 bp.size(i),
                 bp.nslots(i),
-                bp.nused(i as u32),
+                slots.len() as u32,
                 backing,
                 ledger,
             )?;
             cost.merge(c);
             self.ids.push(id);
             // Back references to existing objects: the new object is young, no barrier needed.
-            for (k, tg) in bp.slots(i as u32).enumerate() {
-                if tg != NULL && (tg as usize) <= i {
+            // Forward ones wait for their target ([`LateLinks`]). One decoding of the slots.
+            for (k, tg) in slots.enumerate() {
+                if tg == NULL {
+                    continue;
+                }
+                if (tg as usize) <= i {
                     self.rt.heap.set_ref_raw(id, k as u32, self.ids[tg as usize]);
+                } else {
+                    self.late.queue(tg, i as u32, k as u32);
                 }
             }
             if bp.is_root(i) {
                 self.rt.heap.add_root(id);
             }
-            self.late.allocated(&bp, i as u32);
             // Earlier objects that point here: mutator stores (barrier, remembered set, page touch).
             while let Some((s, k)) = self.late.next_for(i as u32) {
                 let src = self.ids[s as usize];

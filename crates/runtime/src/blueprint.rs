@@ -23,10 +23,12 @@ use crate::heap::{ClassId, ClassInfo, ClassKind, Heap, HeapError, ObjId, NULL, O
 use crate::prefix::{Column, Prefix, PrefixBuilder};
 use engine::Nanos;
 
-/// How many objects ahead [`Blueprint::build`] fetches an object's class, size and slot data
-/// ([`NEAR_AHEAD`]: its targets' positions, once its slots are in the cache).
-const FAR_AHEAD: usize = 16;
-const NEAR_AHEAD: usize = 6;
+/// How many objects ahead [`Blueprint::build`] fetches an object's class, size and slot offsets
+/// ([`MID_AHEAD`]: its slots, once their offsets are in the cache; [`NEAR_AHEAD`]: its targets'
+/// positions, once its slots are).
+const FAR_AHEAD: usize = 18;
+const MID_AHEAD: usize = 11;
+const NEAR_AHEAD: usize = 5;
 
 /// Most bytes a blueprint's objects may total (its offsets are 32-bit counts of 8-byte units).
 pub const MAX_TOTAL_BYTES: u64 = u32::MAX as u64 * OBJECT_ALIGNMENT as u64;
@@ -77,7 +79,7 @@ impl Blueprint {
             let used = slots.iter().rposition(|&t| t != NULL).map_or(0, |k| k + 1);
             (slots.len() as u64, &slots[..used])
         };
-        Self::build(classes, class, size, roots, order, slots_of, |_| &[])
+        Self::build(classes, class, size, roots, order, slots_of, |_| (), |_| &[])
     }
 
     /// [`Self::from_parts`] with each object's slots given as their count `nslots[o]` and the
@@ -103,18 +105,20 @@ impl Blueprint {
             let n = slots.iter().rposition(|&t| t != NULL).map_or(0, |k| k + 1);
             (nslots[o] as u64, &slots[..n])
         };
-        Self::build(classes, class, size, roots, order, slots_of, |o| {
+        let fetch = |o: usize| {
             crate::gc::prefetch(nslots, o);
             crate::gc::prefetch(used_start, o);
-            stored(o)
-        })
+        };
+        Self::build(classes, class, size, roots, order, slots_of, fetch, stored)
     }
 
     /// The blueprint of the objects in `order`, `slots_of(o)` giving source object `o`'s number
-    /// of slots and its slots up to its last non-null one. `peek(o)`, called a few objects ahead
-    /// of `o`'s turn, may fetch its slot data into the cache and return its slots (or none) to
-    /// fetch their targets' positions too: `order` is a depth-first permutation, so every source
-    /// read is a cache miss otherwise (no effect on results).
+    /// of slots and its slots up to its last non-null one. A few objects ahead of `o`'s turn,
+    /// `fetch(o)` may prefetch where its slots are stored (without reading anything), and later
+    /// `peek(o)` may return its slots (or none) so they and then their targets' positions are
+    /// fetched too: `order` is a depth-first permutation, so every source read is a cache miss
+    /// otherwise (no effect on results).
+    #[allow(clippy::too_many_arguments)]
     fn build<'a>(
         classes: Vec<ClassInfo>,
         class: &[ClassId],
@@ -122,6 +126,7 @@ impl Blueprint {
         roots: &[u32],
         order: &[u32],
         slots_of: impl Fn(usize) -> (u64, &'a [u32]),
+        fetch: impl Fn(usize),
         peek: impl Fn(usize) -> &'a [u32],
     ) -> Self {
         let n = order.len();
@@ -139,7 +144,10 @@ impl Blueprint {
             if let Some(&a) = order.get(src + FAR_AHEAD) {
                 crate::gc::prefetch(class, a as usize);
                 crate::gc::prefetch(size, a as usize);
-                peek(a as usize);
+                fetch(a as usize);
+            }
+            if let Some(&a) = order.get(src + MID_AHEAD) {
+                crate::gc::prefetch(peek(a as usize), 0);
             }
             if let Some(&a) = order.get(src + NEAR_AHEAD) {
                 for &t in peek(a as usize) {
@@ -443,11 +451,21 @@ impl LateLinks {
     pub fn allocated(&mut self, bp: &Blueprint, s: u32) {
         for (k, t) in bp.slots(s).enumerate() {
             if t != NULL && t > s {
-                debug_assert!(t >= self.last, "targets are queued past the last one asked for");
-                let b = self.bucket(t);
-                self.buckets[b].push((t, s, k as u32));
+                self.queue(t, s, k as u32);
             }
         }
+    }
+
+    /// Queue slot `k` of object `s`, pointing to the later object `t` ([`Self::allocated`] for
+    /// one slot; an allocated object's forward slots must be queued in slot order).
+    #[inline]
+    pub fn queue(&mut self, t: u32, s: u32, k: u32) {
+        debug_assert!(
+            t > s && t >= self.last,
+            "targets are queued past the last one asked for"
+        );
+        let b = self.bucket(t);
+        self.buckets[b].push((t, s, k));
     }
 
     /// The next queued slot `(source, slot)` pointing to `t`, once every object before `t` was
@@ -484,6 +502,19 @@ impl LateLinks {
 /// seen). Objects unreachable from `starts` come last, in index order. `slots(o)` lists `o`'s
 /// references (`NULL` allowed).
 pub fn copy_order<'a>(n: usize, starts: &[u32], slots: impl Fn(u32) -> &'a [u32]) -> Vec<u32> {
+    copy_order_fetching(n, starts, slots, |_| ())
+}
+
+/// [`copy_order`] calling `fetch(o)` when `o` is pushed on the stack, long before it is popped
+/// (its siblings' subtrees come first), to prefetch where its slots are stored without reading
+/// anything (no effect on the order: depth-first over a random graph, every read is a cache
+/// miss otherwise).
+pub fn copy_order_fetching<'a>(
+    n: usize,
+    starts: &[u32],
+    slots: impl Fn(u32) -> &'a [u32],
+    fetch: impl Fn(u32),
+) -> Vec<u32> {
     let mut seen = vec![false; n];
     let mut out = Vec::with_capacity(n);
     let mut stack: Vec<u32> = Vec::new();
@@ -495,11 +526,20 @@ pub fn copy_order<'a>(n: usize, starts: &[u32], slots: impl Fn(u32) -> &'a [u32]
         }
     }
     while let Some(o) = stack.pop() {
+        let before = stack.len();
         for &c in slots(o) {
             if c != NULL && !seen[c as usize] {
                 seen[c as usize] = true;
                 out.push(c);
                 stack.push(c);
+                fetch(c);
+            }
+        }
+        // The next object popped, if `o` pushed none: its slots (their offsets were fetched
+        // when it was pushed).
+        if stack.len() == before {
+            if let Some(&t) = stack.last() {
+                crate::gc::prefetch(slots(t), 0);
             }
         }
     }

@@ -41,7 +41,7 @@
 //! growth limit, so they run as `largeHeap` apps (growth limit = heap size, 512 MiB).
 
 use crate::backing::PageBacking;
-use crate::blueprint::{class, copy_order, Blueprint};
+use crate::blueprint::{class, copy_order_fetching, Blueprint};
 use crate::heap::{ClassId, ClassKind, Heap, HeapError, ObjId, ARRAY_HEADER, NULL};
 use engine::{Nanos, SimRng, NS_PER_SEC};
 use rand::seq::SliceRandom;
@@ -430,7 +430,12 @@ fn generate_blueprint(spec: &GraphSpec, rng: &mut SimRng) -> Blueprint {
         v
     } else {
         // The order the collector copies them in (`gc::collect`).
-        copy_order(n, &roots, |o| &targets[targets_of(o as usize)])
+        copy_order_fetching(
+            n,
+            &roots,
+            |o| &targets[targets_of(o as usize)],
+            |o| crate::gc::prefetch(&ref_start, o as usize),
+        )
     };
     // Every object gets its slot capacity; slots beyond its edges stay null (not built: generated
     // object arrays are mostly empty slots).
