@@ -679,11 +679,11 @@ impl JavaApp {
     }
 }
 
-/// Leaf objects (no reference slots) with exactly one referrer, which comes earlier, with that
-/// referrer and its slot.
 /// How many random churn picks ahead [`JavaApp::churn`] prefetches.
 const CHURN_AHEAD: usize = 8;
 
+/// Leaf objects (no reference slots) with exactly one referrer, which comes earlier, with that
+/// referrer and its slot.
 fn churn_candidates(bp: &Blueprint) -> Vec<(u32, u32, u32)> {
     let n = bp.len();
     let mut incoming = vec![0u32; n];
