@@ -13,6 +13,8 @@
 //! accrues on the thread that waits (other cores are assumed free, as on an 8-core phone).
 
 pub mod fsio;
+pub mod prefetch;
+pub use prefetch::prefetch;
 pub mod text;
 
 use rand::SeedableRng;

@@ -87,7 +87,6 @@ use kernel::types::NIL;
 use serde::Serialize;
 
 mod layout;
-mod prefetch;
 mod reclaim;
 mod replay;
 mod sizing;
@@ -107,7 +106,8 @@ thread_local! {
     /// memory (issue 14).
     static MARK_SCRATCH: std::cell::Cell<(Vec<u32>, Vec<u32>)> = const { std::cell::Cell::new((Vec::new(), Vec::new())) };
 }
-pub use prefetch::prefetch;
+/// Software prefetch (the engine's): a cache hint for trace loops, never a change to a result.
+pub use engine::prefetch;
 pub use sizing::{grow_for_utilization, proposed_kind};
 pub(crate) use tree::TreeMemo;
 pub use types::{GcCause, GcCosts, GcKind, GcState, GcStats};

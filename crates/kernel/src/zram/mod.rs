@@ -535,6 +535,14 @@ impl SwapBackend for Zram {
         let base = handles.len();
         self.rest.clear();
         self.rest_idx.clear();
+        // The same-page cache entries (indexed by content) and the chunk records the new chunks
+        // will reuse are scattered: fetch them ahead (no effect on results).
+        for p in pages {
+            engine::prefetch(&self.same_cache, p.content as usize);
+        }
+        for &c in self.free_chunks.iter().rev().take(pages.len()) {
+            engine::prefetch(&self.chunks, c as usize);
+        }
         for (i, p) in pages.iter().enumerate() {
             // Slots in batch order (`add_to_swap` per page as reclaim walks the batch).
             let h = self.alloc_slot();

@@ -13,16 +13,18 @@
 //! - `huge_class_size`: the size of the first class (from the top) with more than one page and
 //!   more than one object per zspage, minus `ZS_HANDLE_SIZE − 1` (3625 with chain 8, 3257 with
 //!   chain 4). zram stores a page whose compressed size is ≥ this raw (4096 B, class 4096).
-//! - Allocation takes a zspage from the fullest non-full fullness group first (`find_get_zspage`
-//!   scans ZS_INUSE_RATIO_99 … 0), else allocates a new zspage; a zspage whose last object is
-//!   freed is released. `pages_allocated` (zs_get_total_pages) is what zram reports as
+//! - Allocation takes the first zspage of the fullest non-full fullness group (`find_get_zspage`
+//!   scans ZS_INUSE_RATIO_99 … 0, `list_first_entry`), else allocates a new zspage; a zspage
+//!   whose last object is freed is released. A zspage changes list only when its fullness group
+//!   changes (`fix_fullness_group`), and then goes to the head of its new group's list
+//!   (`insert_zspage`: `list_add`), so within a group the most recently moved zspage is used
+//!   first and a free that leaves the group unchanged moves nothing. `pages_allocated` (zs_get_total_pages) is what zram reports as
 //!   `mem_used_total`, so allocator tail waste and fragmentation are included.
 //! - `compact()` migrates objects from the sparsest zspages into the fullest ones (as
 //!   `__zs_compact` does) and counts released pages (`pages_compacted`).
 //!
-//! Simplified: object placement inside a zspage is not tracked (only in-use counts); zspage lists
-//! are stacks with O(1) removal, so the order among zspages of equal fullness may differ from the
-//! kernel's. The zram slot table and the handle cache are kernel metadata outside zs pages and are
+//! Simplified: object placement inside a zspage is not tracked (only in-use counts). The fullness
+//! lists are intrusive doubly linked lists through dense zspage ids, in the kernel's order. The zram slot table and the handle cache are kernel metadata outside zs pages and are
 //! not in `mem_used_total` (as in Linux).
 
 pub const PAGE: usize = 4096;
@@ -115,21 +117,38 @@ impl SizeClasses {
     }
 }
 
+/// No zspage (list end).
+const NONE: u32 = u32::MAX;
+
 #[derive(Debug, Clone, Copy)]
 struct Zspage {
     inuse: u32,
-    /// Fullness group and position in that group's list (u32::MAX = released).
+    /// Fullness group; its list links (`NONE` at the ends and while released).
     group: u8,
-    pos: u32,
+    prev: u32,
+    next: u32,
 }
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 struct ClassState {
     zspages: Vec<Zspage>,
     released: Vec<u32>,
-    lists: Vec<Vec<u32>>,
+    /// First zspage of each fullness group's list (`class->fullness_list[g]`).
+    heads: [u32; NR_FULLNESS],
     live_objs: u64,
     live_zspages: u64,
+}
+
+impl Default for ClassState {
+    fn default() -> Self {
+        Self {
+            zspages: Vec::new(),
+            released: Vec::new(),
+            heads: [NONE; NR_FULLNESS],
+            live_objs: 0,
+            live_zspages: 0,
+        }
+    }
 }
 
 /// Where an object lives: (class id, zspage id).
@@ -152,10 +171,7 @@ impl ZsPool {
     pub fn new(max_chain: usize) -> Self {
         let classes = SizeClasses::new(max_chain);
         let state = (0..classes.classes.len())
-            .map(|_| ClassState {
-                lists: vec![Vec::new(); NR_FULLNESS],
-                ..Default::default()
-            })
+            .map(|_| ClassState::default())
             .collect();
         Self {
             classes,
@@ -184,19 +200,41 @@ impl ZsPool {
         }
     }
 
+    /// `remove_zspage`: `list_del` from its group's list.
     fn unlink(st: &mut ClassState, z: u32) {
-        let Zspage { group, pos, .. } = st.zspages[z as usize];
-        let list = &mut st.lists[group as usize];
-        list.swap_remove(pos as usize);
-        if let Some(&moved) = list.get(pos as usize) {
-            st.zspages[moved as usize].pos = pos;
+        let Zspage {
+            group, prev, next, ..
+        } = st.zspages[z as usize];
+        if prev == NONE {
+            st.heads[group as usize] = next;
+        } else {
+            st.zspages[prev as usize].next = next;
+        }
+        if next != NONE {
+            st.zspages[next as usize].prev = prev;
         }
     }
 
+    /// `insert_zspage`: `list_add` at the head of `group`'s list.
     fn link(st: &mut ClassState, z: u32, group: usize) {
-        st.zspages[z as usize].group = group as u8;
-        st.zspages[z as usize].pos = st.lists[group].len() as u32;
-        st.lists[group].push(z);
+        let head = st.heads[group];
+        let zp = &mut st.zspages[z as usize];
+        zp.group = group as u8;
+        zp.prev = NONE;
+        zp.next = head;
+        if head != NONE {
+            st.zspages[head as usize].prev = z;
+        }
+        st.heads[group] = z;
+    }
+
+    /// `fix_fullness_group`: move `z` only if its group changed.
+    fn fix_fullness(info: &ClassInfo, st: &mut ClassState, z: u32) {
+        let g = Self::fullness(info, st.zspages[z as usize].inuse);
+        if g != st.zspages[z as usize].group as usize {
+            Self::unlink(st, z);
+            Self::link(st, z, g);
+        }
     }
 
     /// `zs_malloc(size)`: `size` is the object size without the handle (1..=4096).
@@ -205,41 +243,39 @@ impl ZsPool {
         let class = self.classes.class_for(size);
         let info = self.classes.classes[class as usize];
         let st = &mut self.state[class as usize];
-        // Fullest non-full group first.
-        let mut found = None;
-        for g in (1..FULL).rev() {
-            if let Some(&z) = st.lists[g].last() {
-                found = Some(z);
-                break;
-            }
-        }
+        // Fullest non-full group first (`find_get_zspage`: the head of its list).
+        let found = (1..FULL).rev().map(|g| st.heads[g]).find(|&z| z != NONE);
         let z = match found {
             Some(z) => {
-                Self::unlink(st, z);
+                st.zspages[z as usize].inuse += 1;
+                Self::fix_fullness(&info, st, z);
                 z
             }
             None => {
+                let fresh = Zspage {
+                    inuse: 1,
+                    group: 0,
+                    prev: NONE,
+                    next: NONE,
+                };
                 let z = match st.released.pop() {
-                    Some(z) => z,
+                    Some(z) => {
+                        st.zspages[z as usize] = fresh;
+                        z
+                    }
                     None => {
-                        st.zspages.push(Zspage {
-                            inuse: 0,
-                            group: 0,
-                            pos: 0,
-                        });
+                        st.zspages.push(fresh);
                         (st.zspages.len() - 1) as u32
                     }
                 };
-                st.zspages[z as usize].inuse = 0;
                 st.live_zspages += 1;
                 self.pages_allocated += info.pages_per_zspage as u64;
+                let g = Self::fullness(&info, 1);
+                Self::link(st, z, g);
                 z
             }
         };
-        st.zspages[z as usize].inuse += 1;
         st.live_objs += 1;
-        let g = Self::fullness(&info, st.zspages[z as usize].inuse);
-        Self::link(st, z, g);
         ObjLoc { class, zspage: z }
     }
 
@@ -252,17 +288,18 @@ impl ZsPool {
             st.zspages[z as usize].inuse > 0,
             "free of an object in an empty zspage"
         );
-        Self::unlink(st, z);
         st.zspages[z as usize].inuse -= 1;
         st.live_objs -= 1;
         if st.zspages[z as usize].inuse == 0 {
-            st.zspages[z as usize].pos = u32::MAX;
+            // `free_zspage`: off its list and released.
+            Self::unlink(st, z);
+            st.zspages[z as usize].prev = NONE;
+            st.zspages[z as usize].next = NONE;
             st.released.push(z);
             st.live_zspages -= 1;
             self.pages_allocated -= info.pages_per_zspage as u64;
         } else {
-            let g = Self::fullness(&info, st.zspages[z as usize].inuse);
-            Self::link(st, z, g);
+            Self::fix_fullness(&info, st, z);
         }
     }
 
@@ -339,5 +376,21 @@ mod tests {
         assert_eq!(p.pages_allocated(), 3);
         h.into_iter().for_each(|l| p.free(l));
         assert_eq!(p.pages_allocated(), 0);
+    }
+
+    #[test]
+    fn a_free_that_keeps_the_fullness_group_moves_nothing() {
+        // Linux `fix_fullness_group`: a zspage changes list only when its group changes, and
+        // `find_get_zspage` takes the head of the fullest non-full group.
+        let mut p = ZsPool::new(8);
+        // Class 112: 256 objects per zspage. Two full zspages a and b.
+        let locs: Vec<_> = (0..512).map(|_| p.alloc(100)).collect();
+        let (a, b) = (locs[0].zspage, locs[256].zspage);
+        assert_ne!(a, b);
+        p.free(locs[0]); // a: 255/256 -> ratio 99, group 10 (moved: was full)
+        p.free(locs[256]); // b: group 10, now its head
+        p.free(locs[1]); // a: 254/256 -> still ratio 99: stays behind b
+        assert_eq!(p.alloc(100).zspage, b);
+        assert_eq!(p.alloc(100).zspage, a); // b is full again: a is the group's head
     }
 }

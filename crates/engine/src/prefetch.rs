@@ -1,5 +1,5 @@
-//! Software prefetch for the collector's trace loops (and for policies that walk heap records):
-//! a cache hint only, never a change to any result.
+//! Software prefetch for the simulator's hot loops over dense arrays (the collector's trace,
+//! zram's slot and chunk tables, …): a cache hint only, never a change to any result.
 
 /// Hint the CPU to load `v[i]` into cache; a no-op off x86-64. Never changes a result: it only
 /// hides memory latency (ART's mark stack prefetches the same way). `i` may be out of bounds: a
