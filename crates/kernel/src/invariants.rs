@@ -110,7 +110,7 @@ impl Kernel {
                 let stamped = self.pt.stamps_enabled();
                 while i != NIL {
                     let p = &self.pt.pages[i as usize];
-                    if p.lru != l || p.pid != proc.pid || p.next != prev {
+                    if p.lru != l || p.pid != proc.pid || self.pt.next(i) != prev {
                         return Err(format!("lru {} of pid {} broken at page {i}", l.name(), proc.pid));
                     }
                     // Node-LRU stamps grow from tail to head (the merge relies on it).
@@ -123,7 +123,7 @@ impl Kernel {
                     }
                     n += 1;
                     prev = i;
-                    i = p.prev;
+                    i = self.pt.prev(i);
                 }
                 if n != proc.lru.len[l as usize] {
                     return Err(format!(

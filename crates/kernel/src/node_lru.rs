@@ -202,7 +202,7 @@ pub(crate) fn oldest_run<'a>(
     let mut k = 0u64;
     while k < max && i != NIL && second.is_none_or(|s| (pt.stamp[i as usize], pid) < s) {
         k += 1;
-        i = pt.pages[i as usize].prev;
+        i = pt.prev(i);
     }
     Some((pid, k))
 }

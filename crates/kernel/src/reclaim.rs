@@ -317,6 +317,10 @@ impl Kernel {
     /// accessed bit; referenced executable file pages stay active.
     pub(crate) fn shrink_active(&mut self, pid: Pid, anon: bool, n: u64, ctx: &mut ScanCtx) {
         let active = LruList::active(anon);
+        // The batch's pages are the list's last `n` (fewer if pages come back round): load their
+        // entries ahead of the walk (a hint; the walk below still takes the tail each time).
+        let tail = self.procs[pid as usize].lru.tail[active as usize];
+        self.pt.prefetch_from(tail, n as usize);
         for _ in 0..n {
             let idx = self.procs[pid as usize].lru.tail[active as usize];
             if idx == NIL {
@@ -344,6 +348,9 @@ impl Kernel {
     /// `shrink_inactive_list` + `shrink_folio_list` for up to `n` pages from the inactive tail.
     pub(crate) fn shrink_inactive(&mut self, pid: Pid, anon: bool, n: u64, ctx: &mut ScanCtx) {
         let inactive = LruList::inactive(anon);
+        // As in `shrink_active`: prefetch the batch's page entries (a hint).
+        let tail = self.procs[pid as usize].lru.tail[inactive as usize];
+        self.pt.prefetch_from(tail, n as usize);
         for _ in 0..n {
             let idx = self.procs[pid as usize].lru.tail[inactive as usize];
             if idx == NIL {
