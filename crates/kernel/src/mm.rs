@@ -3,13 +3,18 @@
 //! Every virtual page of every process is one [`Page`] in a single dense `Vec` indexed by
 //! [`PageIdx`]. A mapping (VMA) owns a contiguous range of indices handed out by a first-fit
 //! [`RangeAllocator`] (freed ranges are reused), so a process's pages are `first..first+len` and no
-//! per-page heap allocation ever happens. LRU lists are doubly linked lists through
-//! `PageTable::links` (one `[prev, next]` pair per page slot, read with [`PageTable::prev`] and
-//! [`PageTable::next`]), one set of five lists per process (a memcg `lruvec`: Android puts each app
-//! in its own memory cgroup). The links live in their own dense `Vec` beside the pages (8 bytes a
-//! slot instead of 8 of each 32-byte page entry) so that reclaim's walk from a list's tail chases
-//! pointers through an array a quarter the size of the page table (cache-resident where the page
-//! table is not) and can prefetch the page entries of the pages it is about to scan.
+//! per-page heap allocation ever happens. One set of five LRU lists per process (a memcg
+//! `lruvec`: Android puts each app in its own memory cgroup).
+//!
+//! An LRU list is kept as a queue of slots in list order, tail (reclaimed first) at the front,
+//! head (most recent) at the back ([`LruQueue`]); a page removed from the middle leaves a hole
+//! that later walks skip, and each page's slot number is in `PageTable::pos`. Adding at the
+//! head or tail and removing are O(1) like Linux's doubly linked lists and the order of a list is
+//! exactly theirs, but a reclaim walk from the tail reads consecutive slots instead of chasing one
+//! pointer per page through the page table (a cache miss each: list order is unrelated to page
+//! order), so the pages a reclaim batch will scan are known, and prefetched, before it starts.
+//! Holes are dropped when they reach the front or back, and the queue is compacted (slots
+//! renumbered) once holes outnumber pages.
 //!
 //! Node-LRU age stamps (`PageTable::stamp`, only kept when [`PageTable::enable_stamps`] was
 //! called): a global counter value written each time a page is put at the head of a list (0 at
@@ -23,10 +28,10 @@
 use crate::types::*;
 use content::ContentId;
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
-/// One virtual page (24 bytes; 1 M pages per 4 GB of mapped memory ≈ 24 MB; its LRU links are in
-/// [`PageTable::links`]).
+/// One virtual page (24 bytes; 1 M pages per 4 GB of mapped memory ≈ 24 MB; its LRU position is
+/// in `PageTable::pos`).
 #[derive(Debug, Clone, Copy)]
 pub struct Page {
     /// Frame if resident, swap handle if swapped; unused otherwise.
@@ -97,21 +102,112 @@ pub struct Vma {
     pub source: ContentSource,
 }
 
+/// One LRU list: its pages in slots from the tail (front) to the head (back), with holes where
+/// pages were removed (see the module doc). Slot numbers are absolute (`base` is the front's and
+/// wraps), so adding at either end leaves the other pages' numbers valid.
+#[derive(Debug, Clone, Default)]
+pub struct LruQueue {
+    slots: VecDeque<PageIdx>,
+    /// Slot number of `slots[0]`.
+    base: u32,
+    /// Holes among `slots` (never at the front or back).
+    holes: u32,
+}
+
+impl LruQueue {
+    const HOLE: PageIdx = NIL;
+
+    /// The tail (next to reclaim), or `NIL`.
+    #[inline]
+    pub fn tail(&self) -> PageIdx {
+        self.slots.front().copied().unwrap_or(NIL)
+    }
+
+    /// The head (most recently added), or `NIL`.
+    #[inline]
+    pub fn head(&self) -> PageIdx {
+        self.slots.back().copied().unwrap_or(NIL)
+    }
+
+    /// The pages from tail to head.
+    pub fn iter(&self) -> impl Iterator<Item = PageIdx> + '_ {
+        self.slots.iter().copied().filter(|&i| i != Self::HOLE)
+    }
+
+    #[inline]
+    fn push_head(&mut self, idx: PageIdx) -> u32 {
+        self.slots.push_back(idx);
+        self.base.wrapping_add(self.slots.len() as u32 - 1)
+    }
+
+    #[inline]
+    fn push_tail(&mut self, idx: PageIdx) -> u32 {
+        self.base = self.base.wrapping_sub(1);
+        self.slots.push_front(idx);
+        self.base
+    }
+
+    /// Remove the page in slot `pos`. Returns whether the queue wants [`Self::compact`].
+    #[inline]
+    fn remove(&mut self, pos: u32) -> bool {
+        let i = pos.wrapping_sub(self.base) as usize;
+        debug_assert!(i < self.slots.len() && self.slots[i] != Self::HOLE);
+        self.slots[i] = Self::HOLE;
+        self.holes += 1;
+        while self.slots.front() == Some(&Self::HOLE) {
+            self.slots.pop_front();
+            self.base = self.base.wrapping_add(1);
+            self.holes -= 1;
+        }
+        while self.slots.back() == Some(&Self::HOLE) {
+            self.slots.pop_back();
+            self.holes -= 1;
+        }
+        self.holes as usize > 64 && 2 * self.holes as usize > self.slots.len()
+    }
+
+    /// Drop the holes, renumbering the pages' slots in `pos`.
+    fn compact(&mut self, pos: &mut [u32]) {
+        self.slots.retain(|&i| i != Self::HOLE);
+        self.holes = 0;
+        for (k, &idx) in self.slots.iter().enumerate() {
+            pos[idx as usize] = self.base.wrapping_add(k as u32);
+        }
+    }
+
+    /// The page in slot `pos`, if `pos` is a slot of this queue.
+    fn at(&self, pos: u32) -> Option<PageIdx> {
+        self.slots.get(pos.wrapping_sub(self.base) as usize).copied()
+    }
+}
+
 /// Five LRU lists of one process (Linux `struct lruvec`). Head = most recently added.
 #[derive(Debug, Clone, Default)]
 pub struct LruVec {
-    pub head: [u32; NR_LRU_LISTS],
-    pub tail: [u32; NR_LRU_LISTS],
+    q: [LruQueue; NR_LRU_LISTS],
     pub len: [u32; NR_LRU_LISTS],
 }
 
 impl LruVec {
     pub fn new() -> Self {
-        Self {
-            head: [NIL; NR_LRU_LISTS],
-            tail: [NIL; NR_LRU_LISTS],
-            len: [0; NR_LRU_LISTS],
-        }
+        Self::default()
+    }
+
+    /// The tail of `list` (reclaimed first), or `NIL` if it is empty.
+    #[inline]
+    pub fn tail(&self, list: LruList) -> PageIdx {
+        self.q[list as usize].tail()
+    }
+
+    /// The head of `list` (most recently added), or `NIL` if it is empty.
+    #[inline]
+    pub fn head(&self, list: LruList) -> PageIdx {
+        self.q[list as usize].head()
+    }
+
+    /// The pages of `list` from tail to head.
+    pub fn iter_from_tail(&self, list: LruList) -> impl Iterator<Item = PageIdx> + '_ {
+        self.q[list as usize].iter()
     }
 
     pub fn anon(&self) -> u32 {
@@ -229,13 +325,27 @@ impl RangeAllocator {
     }
 }
 
+/// Hint the CPU to load `v[i]` (no effect on results; any `i` is allowed).
+#[inline(always)]
+fn prefetch_slot<T>(v: &[T], i: PageIdx) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch has no architectural effect, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+            v.as_ptr().wrapping_add(i as usize).cast::<i8>(),
+        )
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (v, i);
+}
+
 /// The global page table.
 #[derive(Debug, Default)]
 pub struct PageTable {
     pub pages: Vec<Page>,
-    /// LRU links per page slot: `[prev, next]` (towards the tail, towards the head), `NIL` at
-    /// the ends and off every list. Same length as `pages`.
-    links: Vec<[u32; 2]>,
+    /// Per page slot: its slot number in its LRU list's [`LruQueue`] (meaningless off every
+    /// list). Same length as `pages`.
+    pos: Vec<u32>,
     pub ranges: RangeAllocator,
     /// Node-LRU age stamp per page slot (empty unless stamps are enabled; see the module doc).
     pub stamp: Vec<u32>,
@@ -263,30 +373,20 @@ impl PageTable {
         let _ = idx;
     }
 
-    /// The page after `idx` towards the tail of its list (the next one reclaim scans), or `NIL`.
-    #[inline(always)]
-    pub fn prev(&self, idx: PageIdx) -> PageIdx {
-        self.links[idx as usize][0]
-    }
-
-    /// The page after `idx` towards the head of its list, or `NIL`.
-    #[inline(always)]
-    pub fn next(&self, idx: PageIdx) -> PageIdx {
-        self.links[idx as usize][1]
-    }
-
-    /// Hint the CPU to load the page entries of the (up to) `n` pages at the tail end of a list
-    /// from `idx` towards the head (the pages a reclaim batch is about to scan): the links are
-    /// walked now, the page entries load while the first ones are processed. No effect on results.
+    /// Hint the CPU to load the page entries of the (up to) `n` pages at the tail of `list` (the
+    /// pages a reclaim batch is about to scan). No effect on results.
     #[inline]
-    pub fn prefetch_from(&self, mut idx: PageIdx, n: usize) {
-        for _ in 0..n {
-            if idx == NIL {
-                break;
-            }
+    pub fn prefetch_tail(&self, lru: &LruVec, list: LruList, n: usize) {
+        for idx in lru.iter_from_tail(list).take(n) {
             self.prefetch(idx);
-            idx = self.prev(idx);
+            prefetch_slot(&self.pos, idx);
         }
+    }
+
+    /// Whether page `idx`'s recorded slot in `lru` holds it (a consistency check).
+    pub fn lru_slot_ok(&self, lru: &LruVec, idx: PageIdx) -> bool {
+        let list = self.pages[idx as usize].lru;
+        list != LruList::None && lru.q[list as usize].at(self.pos[idx as usize]) == Some(idx)
     }
 
     /// Keep node-LRU age stamps from now on (pages already on lists keep stamp 0).
@@ -330,7 +430,7 @@ impl PageTable {
         let end = (first + len) as usize;
         if self.pages.len() < end {
             self.pages.resize(end, Page::FREED);
-            self.links.resize(end, [NIL; 2]);
+            self.pos.resize(end, NIL);
             if self.stamps_on {
                 self.stamp.resize(end, 0);
             }
@@ -353,26 +453,19 @@ impl PageTable {
         for p in &mut self.pages[first as usize..(first + len) as usize] {
             *p = Page::FREED;
         }
-        self.links[first as usize..(first + len) as usize].fill([NIL; 2]);
+        self.pos[first as usize..(first + len) as usize].fill(NIL);
         self.ranges.free(first, len);
     }
 
-    // ----- intrusive LRU list operations -----
+    // ----- LRU list operations -----
 
     /// Add `idx` at the head (most recent end) of `list` in `lru`.
     #[inline]
     pub fn lru_add_head(&mut self, lru: &mut LruVec, idx: PageIdx, list: LruList) {
         self.epoch += 1;
         let l = list as usize;
-        let old = lru.head[l];
         self.pages[idx as usize].lru = list;
-        self.links[idx as usize] = [NIL, old];
-        if old != NIL {
-            self.links[old as usize][0] = idx;
-        } else {
-            lru.tail[l] = idx;
-        }
-        lru.head[l] = idx;
+        self.pos[idx as usize] = lru.q[l].push_head(idx);
         lru.len[l] += 1;
         if self.stamps_on {
             let s = self.next_stamp();
@@ -385,15 +478,8 @@ impl PageTable {
     pub fn lru_add_tail(&mut self, lru: &mut LruVec, idx: PageIdx, list: LruList) {
         self.epoch += 1;
         let l = list as usize;
-        let old = lru.tail[l];
         self.pages[idx as usize].lru = list;
-        self.links[idx as usize] = [old, NIL];
-        if old != NIL {
-            self.links[old as usize][1] = idx;
-        } else {
-            lru.head[l] = idx;
-        }
-        lru.tail[l] = idx;
+        self.pos[idx as usize] = lru.q[l].push_tail(idx);
         lru.len[l] += 1;
         if self.stamps_on {
             // The node's tail: older than every page put at a head.
@@ -410,20 +496,19 @@ impl PageTable {
             return;
         }
         let l = list as usize;
-        let [prev, next] = self.links[idx as usize];
-        if prev != NIL {
-            self.links[prev as usize][1] = next;
+        // Reclaim takes pages from the tail, whose slot is known without reading `pos`.
+        let q = &lru.q[l];
+        let pos = if q.tail() == idx {
+            q.base
         } else {
-            lru.head[l] = next;
-        }
-        if next != NIL {
-            self.links[next as usize][0] = prev;
-        } else {
-            lru.tail[l] = prev;
+            self.pos[idx as usize]
+        };
+        if lru.q[l].remove(pos) {
+            lru.q[l].compact(&mut self.pos);
         }
         lru.len[l] -= 1;
         self.pages[idx as usize].lru = LruList::None;
-        self.links[idx as usize] = [NIL; 2];
+        self.pos[idx as usize] = NIL;
     }
 
     /// Move `idx` to the head of `list`.
@@ -456,30 +541,76 @@ mod tests {
         assert_eq!(r.alloc(20), 15);
     }
 
+    proptest::proptest! {
+        /// Lists as slot queues give exactly the order of doubly linked lists (modelled by a
+        /// `Vec`, tail first) through adds at both ends, removals anywhere and compactions.
+        #[test]
+        fn lru_queues_keep_linked_list_order(
+            ops in proptest::collection::vec((0u8..4, 0u32..200), 0..2000),
+        ) {
+            let mut t = PageTable::default();
+            let mut lru = LruVec::new();
+            let first = t.map(1, 200, PageKind::NativeAnon, PageState::Resident, false);
+            let list = LruList::ActiveAnon;
+            let mut want: Vec<PageIdx> = Vec::new();
+            for (op, k) in ops {
+                let idx = first + k;
+                let on = want.contains(&idx);
+                match (op, on) {
+                    (0, false) => {
+                        t.lru_add_head(&mut lru, idx, list);
+                        want.push(idx);
+                    }
+                    (1, false) => {
+                        t.lru_add_tail(&mut lru, idx, list);
+                        want.insert(0, idx);
+                    }
+                    (2, true) => {
+                        // Reclaim's case: the tail page.
+                        let tail = want.remove(0);
+                        t.lru_del(&mut lru, tail);
+                    }
+                    (_, true) => {
+                        t.lru_move_head(&mut lru, idx, list);
+                        want.retain(|&i| i != idx);
+                        want.push(idx);
+                    }
+                    _ => {
+                        t.lru_del(&mut lru, idx);
+                    }
+                }
+                let got: Vec<PageIdx> = lru.iter_from_tail(list).collect();
+                proptest::prop_assert_eq!(&got, &want);
+                proptest::prop_assert_eq!(lru.len[list as usize] as usize, want.len());
+                proptest::prop_assert_eq!(lru.tail(list), want.first().copied().unwrap_or(NIL));
+                proptest::prop_assert_eq!(lru.head(list), want.last().copied().unwrap_or(NIL));
+                proptest::prop_assert!(want.iter().all(|&i| t.lru_slot_ok(&lru, i)));
+            }
+        }
+    }
+
     #[test]
     fn page_entry_is_24_bytes() {
-        // The LRU links live in `PageTable::links`, not in the entry.
+        // The LRU position lives in `PageTable::pos`, not in the entry.
         assert_eq!(std::mem::size_of::<Page>(), 24);
     }
 
     #[test]
-    fn lru_lists_link_both_ways() {
+    fn lru_lists_keep_their_order() {
         let mut t = PageTable::default();
         let mut lru = LruVec::new();
         let first = t.map(1, 4, PageKind::NativeAnon, PageState::Untouched, false);
         for i in 0..4 {
             t.lru_add_head(&mut lru, first + i, LruList::InactiveAnon);
         }
-        assert_eq!(lru.tail[0], first);
+        assert_eq!(lru.tail(LruList::InactiveAnon), first);
         t.lru_del(&mut lru, first + 2);
         t.lru_add_tail(&mut lru, first + 2, LruList::InactiveAnon);
         // Walk tail -> head.
-        let mut order = vec![];
-        let mut i = lru.tail[0];
-        while i != NIL {
-            order.push(i - first);
-            i = t.prev(i);
-        }
+        let order: Vec<u32> = lru
+            .iter_from_tail(LruList::InactiveAnon)
+            .map(|i| i - first)
+            .collect();
         assert_eq!(order, vec![2, 0, 1, 3]);
         assert_eq!(lru.len[0], 4);
     }

@@ -319,10 +319,10 @@ impl Kernel {
         let active = LruList::active(anon);
         // The batch's pages are the list's last `n` (fewer if pages come back round): load their
         // entries ahead of the walk (a hint; the walk below still takes the tail each time).
-        let tail = self.procs[pid as usize].lru.tail[active as usize];
-        self.pt.prefetch_from(tail, n as usize);
+        self.pt
+            .prefetch_tail(&self.procs[pid as usize].lru, active, n as usize);
         for _ in 0..n {
-            let idx = self.procs[pid as usize].lru.tail[active as usize];
+            let idx = self.procs[pid as usize].lru.tail(active);
             if idx == NIL {
                 break;
             }
@@ -349,10 +349,10 @@ impl Kernel {
     pub(crate) fn shrink_inactive(&mut self, pid: Pid, anon: bool, n: u64, ctx: &mut ScanCtx) {
         let inactive = LruList::inactive(anon);
         // As in `shrink_active`: prefetch the batch's page entries (a hint).
-        let tail = self.procs[pid as usize].lru.tail[inactive as usize];
-        self.pt.prefetch_from(tail, n as usize);
+        self.pt
+            .prefetch_tail(&self.procs[pid as usize].lru, inactive, n as usize);
         for _ in 0..n {
-            let idx = self.procs[pid as usize].lru.tail[inactive as usize];
+            let idx = self.procs[pid as usize].lru.tail(inactive);
             if idx == NIL {
                 break;
             }
