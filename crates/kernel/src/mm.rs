@@ -383,6 +383,19 @@ impl PageTable {
         }
     }
 
+    /// Hint the CPU to load the page entry of the page `d` slots from the tail of `list` (none if
+    /// that slot is a hole or past the head): called once per page a reclaim walk takes, it keeps
+    /// the entries `d` pages ahead of the walk loading. No effect on results.
+    #[inline]
+    pub fn prefetch_ahead(&self, lru: &LruVec, list: LruList, d: usize) {
+        if let Some(&idx) = lru.q[list as usize].slots.get(d) {
+            if idx != LruQueue::HOLE {
+                self.prefetch(idx);
+                prefetch_slot(&self.pos, idx);
+            }
+        }
+    }
+
     /// Whether page `idx`'s recorded slot in `lru` holds it (a consistency check).
     pub fn lru_slot_ok(&self, lru: &LruVec, idx: PageIdx) -> bool {
         let list = self.pages[idx as usize].lru;
