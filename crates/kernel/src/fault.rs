@@ -37,11 +37,11 @@ use crate::{hook_cx, Kernel, KernelError, Scratch};
 use engine::{Actor, Category, Nanos, Stall};
 
 impl Kernel {
-    /// Hint the CPU to load page `idx`'s page-table entry before an [`Self::access`] of it (no
-    /// effect on results; any `idx` is allowed).
+    /// Hint the CPU to load page `idx`'s page-table entry (and LRU slot number) before an
+    /// [`Self::access`] of it (no effect on results; any `idx` is allowed).
     #[inline(always)]
     pub fn prefetch_page(&self, idx: PageIdx) {
-        self.pt.prefetch(idx);
+        self.pt.prefetch_with_pos(idx);
     }
 
     /// Second stage of [`Self::prefetch_page`], a little later (it reads page `idx`'s entry):

@@ -373,13 +373,20 @@ impl PageTable {
         let _ = idx;
     }
 
+    /// Hint the CPU to load page `idx`'s entry and its LRU slot number (what an access that puts
+    /// the page on a list writes). No effect on results; any `idx` is allowed.
+    #[inline(always)]
+    pub fn prefetch_with_pos(&self, idx: PageIdx) {
+        self.prefetch(idx);
+        prefetch_slot(&self.pos, idx);
+    }
+
     /// Hint the CPU to load the page entries of the (up to) `n` pages at the tail of `list` (the
     /// pages a reclaim batch is about to scan). No effect on results.
     #[inline]
     pub fn prefetch_tail(&self, lru: &LruVec, list: LruList, n: usize) {
         for idx in lru.iter_from_tail(list).take(n) {
-            self.prefetch(idx);
-            prefetch_slot(&self.pos, idx);
+            self.prefetch_with_pos(idx);
         }
     }
 
@@ -390,8 +397,7 @@ impl PageTable {
     pub fn prefetch_ahead(&self, lru: &LruVec, list: LruList, d: usize) {
         if let Some(&idx) = lru.q[list as usize].slots.get(d) {
             if idx != LruQueue::HOLE {
-                self.prefetch(idx);
-                prefetch_slot(&self.pos, idx);
+                self.prefetch_with_pos(idx);
             }
         }
     }
