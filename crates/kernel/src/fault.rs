@@ -37,20 +37,22 @@ use crate::{hook_cx, Kernel, KernelError, Scratch};
 use engine::{Actor, Category, Nanos, Stall};
 
 impl Kernel {
-    /// Hint the CPU to load page `idx`'s page-table entry (and LRU slot number) before an
-    /// [`Self::access`] of it (no effect on results; any `idx` is allowed).
+    /// Hint the CPU to load page `idx`'s page-table entry before an [`Self::access`] of it (no
+    /// effect on results; any `idx` is allowed).
     #[inline(always)]
     pub fn prefetch_page(&self, idx: PageIdx) {
-        self.pt.prefetch_with_pos(idx);
+        self.pt.prefetch(idx);
     }
 
     /// Second stage of [`Self::prefetch_page`], a little later (it reads page `idx`'s entry):
-    /// hint the CPU to load the swap slot an access of a swapped page will read
-    /// ([`SwapBackend::prefetch`]). No effect on results; any `idx` is allowed.
+    /// hint the CPU to load what an access of a swapped page will read: its swap slot
+    /// ([`SwapBackend::prefetch`]) and its LRU slot number (the swap-in puts it on a list). No
+    /// effect on results; any `idx` is allowed.
     #[inline]
     pub fn prefetch_swap_slot(&self, idx: PageIdx) {
         if let Some(p) = self.pt.pages.get(idx as usize) {
             if p.state == PageState::Swapped {
+                self.pt.prefetch_with_pos(idx);
                 if let Some(b) = self.backends.get(p.swap_dev as usize) {
                     b.prefetch(p.loc);
                 }
