@@ -105,12 +105,11 @@ impl Kernel {
             let mut resident = 0u64;
             for l in LruList::ALL {
                 let mut n = 0u32;
-                let mut i = proc.lru.tail[l as usize];
                 let mut prev = NIL;
                 let stamped = self.pt.stamps_enabled();
-                while i != NIL {
+                for i in proc.lru.iter_from_tail(l) {
                     let p = &self.pt.pages[i as usize];
-                    if p.lru != l || p.pid != proc.pid || p.next != prev {
+                    if p.lru != l || p.pid != proc.pid || !self.pt.lru_slot_ok(&proc.lru, i) {
                         return Err(format!("lru {} of pid {} broken at page {i}", l.name(), proc.pid));
                     }
                     // Node-LRU stamps grow from tail to head (the merge relies on it).
@@ -123,7 +122,6 @@ impl Kernel {
                     }
                     n += 1;
                     prev = i;
-                    i = p.prev;
                 }
                 if n != proc.lru.len[l as usize] {
                     return Err(format!(

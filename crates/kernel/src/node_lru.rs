@@ -182,28 +182,27 @@ pub(crate) fn oldest_run<'a>(
     list: LruList,
     max: u64,
 ) -> Option<(Pid, u64)> {
-    let l = list as usize;
-    let mut best: Option<(u32, Pid, PageIdx)> = None;
+    let mut best: Option<(u32, Pid, &LruVec)> = None;
     let mut second: Option<(u32, Pid)> = None;
     for (pid, lru) in lrus {
-        let tail = lru.tail[l];
+        let tail = lru.tail(list);
         if tail == NIL {
             continue;
         }
         let key = (pt.stamp[tail as usize], pid);
         if best.is_none_or(|b| key < (b.0, b.1)) {
             second = best.map(|b| (b.0, b.1));
-            best = Some((key.0, key.1, tail));
+            best = Some((key.0, key.1, lru));
         } else if second.is_none_or(|s| key < s) {
             second = Some(key);
         }
     }
-    let (_, pid, mut i) = best?;
-    let mut k = 0u64;
-    while k < max && i != NIL && second.is_none_or(|s| (pt.stamp[i as usize], pid) < s) {
-        k += 1;
-        i = pt.pages[i as usize].prev;
-    }
+    let (_, pid, lru) = best?;
+    let k = lru
+        .iter_from_tail(list)
+        .take(max as usize)
+        .take_while(|&i| second.is_none_or(|s| (pt.stamp[i as usize], pid) < s))
+        .count() as u64;
     Some((pid, k))
 }
 
@@ -251,7 +250,7 @@ mod tests {
                 let Some((pid, k)) = oldest_run(&t, it, LruList::InactiveFile, max) else { break };
                 prop_assert!(k >= 1 && k <= max);
                 for _ in 0..k {
-                    let idx = lrus[pid as usize].tail[LruList::InactiveFile as usize];
+                    let idx = lrus[pid as usize].tail(LruList::InactiveFile);
                     seen.push((t.stamp[idx as usize], pid));
                     t.lru_del(&mut lrus[pid as usize], idx);
                 }
