@@ -676,10 +676,6 @@ impl Kernel {
         for (pfn, order) in kallocs {
             self.free_kernel_frames(pfn, order, AllocPurpose::KernelForProcess(pid));
         }
-        // Its lists are empty now: give their queues' memory back (a day spawns hundreds).
-        let lru = &mut self.procs[pid as usize].lru;
-        debug_assert_eq!(lru.total(), 0, "a dead process's pages are off every LRU list");
-        *lru = mm::LruVec::new();
         let mut cx = hook_cx!(self, self.last_now, Actor::Kernel);
         self.hooks.placement.process_exit(&mut cx, &mut self.buddy, pid);
     }

@@ -170,11 +170,6 @@ impl LruQueue {
     fn compact(&mut self, pos: &mut [u32]) {
         self.slots.retain(|&i| i != Self::HOLE);
         self.holes = 0;
-        // A list that shrank for good (an app swapped out or trimmed) gives memory back.
-        let len = self.slots.len();
-        if self.slots.capacity() > 2 * len + 64 {
-            self.slots.shrink_to(len + len / 2 + 64);
-        }
         for (k, &idx) in self.slots.iter().enumerate() {
             pos[idx as usize] = self.base.wrapping_add(k as u32);
         }
@@ -330,6 +325,20 @@ impl RangeAllocator {
     }
 }
 
+/// Hint the CPU to load `v[i]` (no effect on results; any `i` is allowed).
+#[inline(always)]
+fn prefetch_slot<T>(v: &[T], i: PageIdx) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch has no architectural effect, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+            v.as_ptr().wrapping_add(i as usize).cast::<i8>(),
+        )
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (v, i);
+}
+
 /// The global page table.
 #[derive(Debug, Default)]
 pub struct PageTable {
@@ -369,7 +378,7 @@ impl PageTable {
     #[inline(always)]
     pub fn prefetch_with_pos(&self, idx: PageIdx) {
         self.prefetch(idx);
-        engine::prefetch(&self.pos, idx as usize);
+        prefetch_slot(&self.pos, idx);
     }
 
     /// Hint the CPU to load the page entries of the (up to) `n` pages at the tail of `list` (the
