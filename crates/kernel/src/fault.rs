@@ -44,22 +44,6 @@ impl Kernel {
         self.pt.prefetch(idx);
     }
 
-    /// Second stage of [`Self::prefetch_page`], a little later (it reads page `idx`'s entry):
-    /// hint the CPU to load what an access of a swapped page will read: its swap slot
-    /// ([`SwapBackend::prefetch`]) and its LRU slot number (the swap-in puts it on a list). No
-    /// effect on results; any `idx` is allowed.
-    #[inline]
-    pub fn prefetch_swap_slot(&self, idx: PageIdx) {
-        if let Some(p) = self.pt.pages.get(idx as usize) {
-            if p.state == PageState::Swapped {
-                self.pt.prefetch_with_pos(idx);
-                if let Some(b) = self.backends.get(p.swap_dev as usize) {
-                    b.prefetch(p.loc);
-                }
-            }
-        }
-    }
-
     /// Touch page `idx` on behalf of `actor` at `now`. Returns the stall on the actor's critical
     /// path (zero for a resident page).
     #[inline]

@@ -105,11 +105,12 @@ impl Kernel {
             let mut resident = 0u64;
             for l in LruList::ALL {
                 let mut n = 0u32;
+                let mut i = proc.lru.tail[l as usize];
                 let mut prev = NIL;
                 let stamped = self.pt.stamps_enabled();
-                for i in proc.lru.iter_from_tail(l) {
+                while i != NIL {
                     let p = &self.pt.pages[i as usize];
-                    if p.lru != l || p.pid != proc.pid || !self.pt.lru_slot_ok(&proc.lru, i) {
+                    if p.lru != l || p.pid != proc.pid || p.next != prev {
                         return Err(format!("lru {} of pid {} broken at page {i}", l.name(), proc.pid));
                     }
                     // Node-LRU stamps grow from tail to head (the merge relies on it).
@@ -122,6 +123,7 @@ impl Kernel {
                     }
                     n += 1;
                     prev = i;
+                    i = p.prev;
                 }
                 if n != proc.lru.len[l as usize] {
                     return Err(format!(

@@ -3,18 +3,9 @@
 //! Every virtual page of every process is one [`Page`] in a single dense `Vec` indexed by
 //! [`PageIdx`]. A mapping (VMA) owns a contiguous range of indices handed out by a first-fit
 //! [`RangeAllocator`] (freed ranges are reused), so a process's pages are `first..first+len` and no
-//! per-page heap allocation ever happens. One set of five LRU lists per process (a memcg
-//! `lruvec`: Android puts each app in its own memory cgroup).
-//!
-//! An LRU list is kept as a queue of slots in list order, tail (reclaimed first) at the front,
-//! head (most recent) at the back ([`LruQueue`]); a page removed from the middle leaves a hole
-//! that later walks skip, and each page's slot number is in `PageTable::pos`. Adding at the
-//! head or tail and removing are O(1) like Linux's doubly linked lists and the order of a list is
-//! exactly theirs, but a reclaim walk from the tail reads consecutive slots instead of chasing one
-//! pointer per page through the page table (a cache miss each: list order is unrelated to page
-//! order), so the pages a reclaim batch will scan are known, and prefetched, before it starts.
-//! Holes are dropped when they reach the front or back, and the queue is compacted (slots
-//! renumbered) once holes outnumber pages.
+//! per-page heap allocation ever happens. LRU lists are intrusive doubly linked lists through
+//! `Page::prev/next`, one set of five lists per process (a memcg `lruvec`: Android puts each app in
+//! its own memory cgroup).
 //!
 //! Node-LRU age stamps (`PageTable::stamp`, only kept when [`PageTable::enable_stamps`] was
 //! called): a global counter value written each time a page is put at the head of a list (0 at
@@ -28,15 +19,16 @@
 use crate::types::*;
 use content::ContentId;
 use serde::Serialize;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 
-/// One virtual page (24 bytes; 1 M pages per 4 GB of mapped memory ≈ 24 MB; its LRU position is
-/// in `PageTable::pos`).
+/// One virtual page (32 bytes; 1 M pages per 4 GB of mapped memory ≈ 32 MB).
 #[derive(Debug, Clone, Copy)]
 pub struct Page {
     /// Frame if resident, swap handle if swapped; unused otherwise.
     pub loc: u32,
     pub content: ContentId,
+    pub prev: u32,
+    pub next: u32,
     pub pid: Pid,
     /// Workingset shadow: the eviction clock when the page was last reclaimed (for refault
     /// distance). While resident with [`flags::SWAPCACHE`], the swap handle of its clean copy.
@@ -56,6 +48,8 @@ impl Page {
     const FREED: Page = Page {
         loc: NIL,
         content: 0,
+        prev: NIL,
+        next: NIL,
         pid: NIL,
         shadow: 0,
         state: PageState::Freed,
@@ -102,112 +96,21 @@ pub struct Vma {
     pub source: ContentSource,
 }
 
-/// One LRU list: its pages in slots from the tail (front) to the head (back), with holes where
-/// pages were removed (see the module doc). Slot numbers are absolute (`base` is the front's and
-/// wraps), so adding at either end leaves the other pages' numbers valid.
-#[derive(Debug, Clone, Default)]
-pub struct LruQueue {
-    slots: VecDeque<PageIdx>,
-    /// Slot number of `slots[0]`.
-    base: u32,
-    /// Holes among `slots` (never at the front or back).
-    holes: u32,
-}
-
-impl LruQueue {
-    const HOLE: PageIdx = NIL;
-
-    /// The tail (next to reclaim), or `NIL`.
-    #[inline]
-    pub fn tail(&self) -> PageIdx {
-        self.slots.front().copied().unwrap_or(NIL)
-    }
-
-    /// The head (most recently added), or `NIL`.
-    #[inline]
-    pub fn head(&self) -> PageIdx {
-        self.slots.back().copied().unwrap_or(NIL)
-    }
-
-    /// The pages from tail to head.
-    pub fn iter(&self) -> impl Iterator<Item = PageIdx> + '_ {
-        self.slots.iter().copied().filter(|&i| i != Self::HOLE)
-    }
-
-    #[inline]
-    fn push_head(&mut self, idx: PageIdx) -> u32 {
-        self.slots.push_back(idx);
-        self.base.wrapping_add(self.slots.len() as u32 - 1)
-    }
-
-    #[inline]
-    fn push_tail(&mut self, idx: PageIdx) -> u32 {
-        self.base = self.base.wrapping_sub(1);
-        self.slots.push_front(idx);
-        self.base
-    }
-
-    /// Remove the page in slot `pos`. Returns whether the queue wants [`Self::compact`].
-    #[inline]
-    fn remove(&mut self, pos: u32) -> bool {
-        let i = pos.wrapping_sub(self.base) as usize;
-        debug_assert!(i < self.slots.len() && self.slots[i] != Self::HOLE);
-        self.slots[i] = Self::HOLE;
-        self.holes += 1;
-        while self.slots.front() == Some(&Self::HOLE) {
-            self.slots.pop_front();
-            self.base = self.base.wrapping_add(1);
-            self.holes -= 1;
-        }
-        while self.slots.back() == Some(&Self::HOLE) {
-            self.slots.pop_back();
-            self.holes -= 1;
-        }
-        self.holes as usize > 64 && 2 * self.holes as usize > self.slots.len()
-    }
-
-    /// Drop the holes, renumbering the pages' slots in `pos`.
-    fn compact(&mut self, pos: &mut [u32]) {
-        self.slots.retain(|&i| i != Self::HOLE);
-        self.holes = 0;
-        for (k, &idx) in self.slots.iter().enumerate() {
-            pos[idx as usize] = self.base.wrapping_add(k as u32);
-        }
-    }
-
-    /// The page in slot `pos`, if `pos` is a slot of this queue.
-    fn at(&self, pos: u32) -> Option<PageIdx> {
-        self.slots.get(pos.wrapping_sub(self.base) as usize).copied()
-    }
-}
-
 /// Five LRU lists of one process (Linux `struct lruvec`). Head = most recently added.
 #[derive(Debug, Clone, Default)]
 pub struct LruVec {
-    q: [LruQueue; NR_LRU_LISTS],
+    pub head: [u32; NR_LRU_LISTS],
+    pub tail: [u32; NR_LRU_LISTS],
     pub len: [u32; NR_LRU_LISTS],
 }
 
 impl LruVec {
     pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// The tail of `list` (reclaimed first), or `NIL` if it is empty.
-    #[inline]
-    pub fn tail(&self, list: LruList) -> PageIdx {
-        self.q[list as usize].tail()
-    }
-
-    /// The head of `list` (most recently added), or `NIL` if it is empty.
-    #[inline]
-    pub fn head(&self, list: LruList) -> PageIdx {
-        self.q[list as usize].head()
-    }
-
-    /// The pages of `list` from tail to head.
-    pub fn iter_from_tail(&self, list: LruList) -> impl Iterator<Item = PageIdx> + '_ {
-        self.q[list as usize].iter()
+        Self {
+            head: [NIL; NR_LRU_LISTS],
+            tail: [NIL; NR_LRU_LISTS],
+            len: [0; NR_LRU_LISTS],
+        }
     }
 
     pub fn anon(&self) -> u32 {
@@ -325,27 +228,10 @@ impl RangeAllocator {
     }
 }
 
-/// Hint the CPU to load `v[i]` (no effect on results; any `i` is allowed).
-#[inline(always)]
-fn prefetch_slot<T>(v: &[T], i: PageIdx) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch has no architectural effect, whatever the address.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-            v.as_ptr().wrapping_add(i as usize).cast::<i8>(),
-        )
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (v, i);
-}
-
 /// The global page table.
 #[derive(Debug, Default)]
 pub struct PageTable {
     pub pages: Vec<Page>,
-    /// Per page slot: its slot number in its LRU list's [`LruQueue`] (meaningless off every
-    /// list). Same length as `pages`.
-    pos: Vec<u32>,
     pub ranges: RangeAllocator,
     /// Node-LRU age stamp per page slot (empty unless stamps are enabled; see the module doc).
     pub stamp: Vec<u32>,
@@ -371,41 +257,6 @@ impl PageTable {
         };
         #[cfg(not(target_arch = "x86_64"))]
         let _ = idx;
-    }
-
-    /// Hint the CPU to load page `idx`'s entry and its LRU slot number (what an access that puts
-    /// the page on a list writes). No effect on results; any `idx` is allowed.
-    #[inline(always)]
-    pub fn prefetch_with_pos(&self, idx: PageIdx) {
-        self.prefetch(idx);
-        prefetch_slot(&self.pos, idx);
-    }
-
-    /// Hint the CPU to load the page entries of the (up to) `n` pages at the tail of `list` (the
-    /// pages a reclaim batch is about to scan). No effect on results.
-    #[inline]
-    pub fn prefetch_tail(&self, lru: &LruVec, list: LruList, n: usize) {
-        for idx in lru.iter_from_tail(list).take(n) {
-            self.prefetch_with_pos(idx);
-        }
-    }
-
-    /// Hint the CPU to load the page entry of the page `d` slots from the tail of `list` (none if
-    /// that slot is a hole or past the head): called once per page a reclaim walk takes, it keeps
-    /// the entries `d` pages ahead of the walk loading. No effect on results.
-    #[inline]
-    pub fn prefetch_ahead(&self, lru: &LruVec, list: LruList, d: usize) {
-        if let Some(&idx) = lru.q[list as usize].slots.get(d) {
-            if idx != LruQueue::HOLE {
-                self.prefetch_with_pos(idx);
-            }
-        }
-    }
-
-    /// Whether page `idx`'s recorded slot in `lru` holds it (a consistency check).
-    pub fn lru_slot_ok(&self, lru: &LruVec, idx: PageIdx) -> bool {
-        let list = self.pages[idx as usize].lru;
-        list != LruList::None && lru.q[list as usize].at(self.pos[idx as usize]) == Some(idx)
     }
 
     /// Keep node-LRU age stamps from now on (pages already on lists keep stamp 0).
@@ -449,7 +300,6 @@ impl PageTable {
         let end = (first + len) as usize;
         if self.pages.len() < end {
             self.pages.resize(end, Page::FREED);
-            self.pos.resize(end, NIL);
             if self.stamps_on {
                 self.stamp.resize(end, 0);
             }
@@ -472,19 +322,29 @@ impl PageTable {
         for p in &mut self.pages[first as usize..(first + len) as usize] {
             *p = Page::FREED;
         }
-        self.pos[first as usize..(first + len) as usize].fill(NIL);
         self.ranges.free(first, len);
     }
 
-    // ----- LRU list operations -----
+    // ----- intrusive LRU list operations -----
 
     /// Add `idx` at the head (most recent end) of `list` in `lru`.
     #[inline]
     pub fn lru_add_head(&mut self, lru: &mut LruVec, idx: PageIdx, list: LruList) {
         self.epoch += 1;
         let l = list as usize;
-        self.pages[idx as usize].lru = list;
-        self.pos[idx as usize] = lru.q[l].push_head(idx);
+        let old = lru.head[l];
+        {
+            let p = &mut self.pages[idx as usize];
+            p.lru = list;
+            p.prev = NIL;
+            p.next = old;
+        }
+        if old != NIL {
+            self.pages[old as usize].prev = idx;
+        } else {
+            lru.tail[l] = idx;
+        }
+        lru.head[l] = idx;
         lru.len[l] += 1;
         if self.stamps_on {
             let s = self.next_stamp();
@@ -497,8 +357,19 @@ impl PageTable {
     pub fn lru_add_tail(&mut self, lru: &mut LruVec, idx: PageIdx, list: LruList) {
         self.epoch += 1;
         let l = list as usize;
-        self.pages[idx as usize].lru = list;
-        self.pos[idx as usize] = lru.q[l].push_tail(idx);
+        let old = lru.tail[l];
+        {
+            let p = &mut self.pages[idx as usize];
+            p.lru = list;
+            p.next = NIL;
+            p.prev = old;
+        }
+        if old != NIL {
+            self.pages[old as usize].next = idx;
+        } else {
+            lru.head[l] = idx;
+        }
+        lru.tail[l] = idx;
         lru.len[l] += 1;
         if self.stamps_on {
             // The node's tail: older than every page put at a head.
@@ -510,24 +381,26 @@ impl PageTable {
     #[inline]
     pub fn lru_del(&mut self, lru: &mut LruVec, idx: PageIdx) {
         self.epoch += 1;
-        let list = self.pages[idx as usize].lru;
-        if list == LruList::None {
+        let p = self.pages[idx as usize];
+        if p.lru == LruList::None {
             return;
         }
-        let l = list as usize;
-        // Reclaim takes pages from the tail, whose slot is known without reading `pos`.
-        let q = &lru.q[l];
-        let pos = if q.tail() == idx {
-            q.base
+        let l = p.lru as usize;
+        if p.prev != NIL {
+            self.pages[p.prev as usize].next = p.next;
         } else {
-            self.pos[idx as usize]
-        };
-        if lru.q[l].remove(pos) {
-            lru.q[l].compact(&mut self.pos);
+            lru.head[l] = p.next;
+        }
+        if p.next != NIL {
+            self.pages[p.next as usize].prev = p.prev;
+        } else {
+            lru.tail[l] = p.prev;
         }
         lru.len[l] -= 1;
-        self.pages[idx as usize].lru = LruList::None;
-        self.pos[idx as usize] = NIL;
+        let q = &mut self.pages[idx as usize];
+        q.lru = LruList::None;
+        q.prev = NIL;
+        q.next = NIL;
     }
 
     /// Move `idx` to the head of `list`.
@@ -560,76 +433,24 @@ mod tests {
         assert_eq!(r.alloc(20), 15);
     }
 
-    proptest::proptest! {
-        /// Lists as slot queues give exactly the order of doubly linked lists (modelled by a
-        /// `Vec`, tail first) through adds at both ends, removals anywhere and compactions.
-        #[test]
-        fn lru_queues_keep_linked_list_order(
-            ops in proptest::collection::vec((0u8..4, 0u32..200), 0..2000),
-        ) {
-            let mut t = PageTable::default();
-            let mut lru = LruVec::new();
-            let first = t.map(1, 200, PageKind::NativeAnon, PageState::Resident, false);
-            let list = LruList::ActiveAnon;
-            let mut want: Vec<PageIdx> = Vec::new();
-            for (op, k) in ops {
-                let idx = first + k;
-                let on = want.contains(&idx);
-                match (op, on) {
-                    (0, false) => {
-                        t.lru_add_head(&mut lru, idx, list);
-                        want.push(idx);
-                    }
-                    (1, false) => {
-                        t.lru_add_tail(&mut lru, idx, list);
-                        want.insert(0, idx);
-                    }
-                    (2, true) => {
-                        // Reclaim's case: the tail page.
-                        let tail = want.remove(0);
-                        t.lru_del(&mut lru, tail);
-                    }
-                    (_, true) => {
-                        t.lru_move_head(&mut lru, idx, list);
-                        want.retain(|&i| i != idx);
-                        want.push(idx);
-                    }
-                    _ => {
-                        t.lru_del(&mut lru, idx);
-                    }
-                }
-                let got: Vec<PageIdx> = lru.iter_from_tail(list).collect();
-                proptest::prop_assert_eq!(&got, &want);
-                proptest::prop_assert_eq!(lru.len[list as usize] as usize, want.len());
-                proptest::prop_assert_eq!(lru.tail(list), want.first().copied().unwrap_or(NIL));
-                proptest::prop_assert_eq!(lru.head(list), want.last().copied().unwrap_or(NIL));
-                proptest::prop_assert!(want.iter().all(|&i| t.lru_slot_ok(&lru, i)));
-            }
-        }
-    }
-
     #[test]
-    fn page_entry_is_24_bytes() {
-        // The LRU position lives in `PageTable::pos`, not in the entry.
-        assert_eq!(std::mem::size_of::<Page>(), 24);
-    }
-
-    #[test]
-    fn lru_lists_keep_their_order() {
+    fn lru_lists_link_both_ways() {
         let mut t = PageTable::default();
         let mut lru = LruVec::new();
         let first = t.map(1, 4, PageKind::NativeAnon, PageState::Untouched, false);
         for i in 0..4 {
             t.lru_add_head(&mut lru, first + i, LruList::InactiveAnon);
         }
-        assert_eq!(lru.tail(LruList::InactiveAnon), first);
+        assert_eq!(lru.tail[0], first);
         t.lru_del(&mut lru, first + 2);
         t.lru_add_tail(&mut lru, first + 2, LruList::InactiveAnon);
         // Walk tail -> head.
-        let order: Vec<u32> = lru
-            .iter_from_tail(LruList::InactiveAnon)
-            .map(|i| i - first)
-            .collect();
+        let mut order = vec![];
+        let mut i = lru.tail[0];
+        while i != NIL {
+            order.push(i - first);
+            i = t.pages[i as usize].prev;
+        }
         assert_eq!(order, vec![2, 0, 1, 3]);
         assert_eq!(lru.len[0], 4);
     }

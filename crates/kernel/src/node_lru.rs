@@ -182,27 +182,28 @@ pub(crate) fn oldest_run<'a>(
     list: LruList,
     max: u64,
 ) -> Option<(Pid, u64)> {
-    let mut best: Option<(u32, Pid, &LruVec)> = None;
+    let l = list as usize;
+    let mut best: Option<(u32, Pid, PageIdx)> = None;
     let mut second: Option<(u32, Pid)> = None;
     for (pid, lru) in lrus {
-        let tail = lru.tail(list);
+        let tail = lru.tail[l];
         if tail == NIL {
             continue;
         }
         let key = (pt.stamp[tail as usize], pid);
         if best.is_none_or(|b| key < (b.0, b.1)) {
             second = best.map(|b| (b.0, b.1));
-            best = Some((key.0, key.1, lru));
+            best = Some((key.0, key.1, tail));
         } else if second.is_none_or(|s| key < s) {
             second = Some(key);
         }
     }
-    let (_, pid, lru) = best?;
-    let k = lru
-        .iter_from_tail(list)
-        .take(max as usize)
-        .take_while(|&i| second.is_none_or(|s| (pt.stamp[i as usize], pid) < s))
-        .count() as u64;
+    let (_, pid, mut i) = best?;
+    let mut k = 0u64;
+    while k < max && i != NIL && second.is_none_or(|s| (pt.stamp[i as usize], pid) < s) {
+        k += 1;
+        i = pt.pages[i as usize].prev;
+    }
     Some((pid, k))
 }
 
@@ -250,7 +251,7 @@ mod tests {
                 let Some((pid, k)) = oldest_run(&t, it, LruList::InactiveFile, max) else { break };
                 prop_assert!(k >= 1 && k <= max);
                 for _ in 0..k {
-                    let idx = lrus[pid as usize].tail(LruList::InactiveFile);
+                    let idx = lrus[pid as usize].tail[LruList::InactiveFile as usize];
                     seen.push((t.stamp[idx as usize], pid));
                     t.lru_del(&mut lrus[pid as usize], idx);
                 }

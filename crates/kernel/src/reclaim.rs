@@ -62,10 +62,6 @@ pub(crate) struct ScanCtx {
     unit: Vec<Pfn>,
 }
 
-/// How many pages ahead of a reclaim walk their page entries are prefetched (about one DRAM
-/// latency's worth of scanned pages).
-const LRU_PREFETCH: usize = 16;
-
 /// The lists a reclaim pass scans, in `get_scan_count` order (anon first).
 pub(crate) const SCAN_LISTS: [LruList; 4] = [
     LruList::InactiveAnon,
@@ -321,15 +317,8 @@ impl Kernel {
     /// accessed bit; referenced executable file pages stay active.
     pub(crate) fn shrink_active(&mut self, pid: Pid, anon: bool, n: u64, ctx: &mut ScanCtx) {
         let active = LruList::active(anon);
-        // Load the page entries of the walk's next pages ahead of it (hints; the walk still takes
-        // the tail each time).
-        let ahead = LRU_PREFETCH;
-        self.pt
-            .prefetch_tail(&self.procs[pid as usize].lru, active, ahead);
         for _ in 0..n {
-            let idx = self.procs[pid as usize].lru.tail(active);
-            self.pt
-                .prefetch_ahead(&self.procs[pid as usize].lru, active, ahead);
+            let idx = self.procs[pid as usize].lru.tail[active as usize];
             if idx == NIL {
                 break;
             }
@@ -355,14 +344,8 @@ impl Kernel {
     /// `shrink_inactive_list` + `shrink_folio_list` for up to `n` pages from the inactive tail.
     pub(crate) fn shrink_inactive(&mut self, pid: Pid, anon: bool, n: u64, ctx: &mut ScanCtx) {
         let inactive = LruList::inactive(anon);
-        // As in `shrink_active`: prefetch the walk's next page entries (hints).
-        let ahead = LRU_PREFETCH;
-        self.pt
-            .prefetch_tail(&self.procs[pid as usize].lru, inactive, ahead);
         for _ in 0..n {
-            let idx = self.procs[pid as usize].lru.tail(inactive);
-            self.pt
-                .prefetch_ahead(&self.procs[pid as usize].lru, inactive, ahead);
+            let idx = self.procs[pid as usize].lru.tail[inactive as usize];
             if idx == NIL {
                 break;
             }

@@ -171,10 +171,6 @@ pub trait SwapBackend {
     /// Release `handle` (page swapped in and dirtied, or its process died).
     fn free(&mut self, handle: SwapHandle);
 
-    /// Hint the CPU to load what a [`Self::load`] of `handle` will read first (no effect on
-    /// results; any `handle` is allowed). Default: nothing.
-    fn prefetch(&self, _handle: SwapHandle) {}
-
     /// Handles stored physically next to `handle` (same chunk or adjacent slots), for readahead;
     /// at most `max` of them, excluding `handle`. Default: none.
     fn neighbours(&self, _handle: SwapHandle, _max: usize, _out: &mut Vec<SwapHandle>) {}
