@@ -30,7 +30,7 @@ impl Kernel {
                 let q = self.pt.pages[(idx + DISCARD_AHEAD) as usize];
                 if q.state == PageState::Resident {
                     self.buddy.prefetch_frame(q.loc);
-                    crate::mm::prefetch_index(&self.frame_owner, q.loc);
+                    engine::prefetch(&self.frame_owner, q.loc as usize);
                     self.pt.prefetch(q.prev);
                     self.pt.prefetch(q.next);
                 }

@@ -248,7 +248,7 @@ impl PageTable {
     /// Hint the CPU to load page `idx`'s entry (no effect on results; any `idx` is allowed).
     #[inline(always)]
     pub fn prefetch(&self, idx: PageIdx) {
-        prefetch_index(&self.pages, idx);
+        engine::prefetch(&self.pages, idx as usize);
     }
 
     /// Keep node-LRU age stamps from now on (pages already on lists keep stamp 0).
@@ -401,21 +401,6 @@ impl PageTable {
         self.lru_del(lru, idx);
         self.lru_add_head(lru, idx, list);
     }
-}
-
-/// Hint the CPU to load `v[i]` into cache (a no-op off x86-64); never changes a result. `i` may
-/// be out of bounds or `NIL`: a prefetch never faults, and the address wraps.
-#[inline(always)]
-pub(crate) fn prefetch_index<T>(v: &[T], i: u32) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch has no architectural effect, whatever the address.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-            v.as_ptr().wrapping_add(i as usize).cast::<i8>(),
-        )
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (v, i);
 }
 
 #[cfg(test)]

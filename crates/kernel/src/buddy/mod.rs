@@ -594,8 +594,8 @@ impl BuddyAllocator {
     /// allowed (a prefetch never faults).
     #[inline(always)]
     pub fn prefetch_frame(&self, pfn: u32) {
-        crate::mm::prefetch_index(&self.state, pfn);
-        crate::mm::prefetch_index(&self.links, pfn);
+        engine::prefetch(&self.state, pfn as usize);
+        engine::prefetch(&self.links, pfn as usize);
     }
 
     /// `__free_one_page`. With `retype_buddies` false, buddies of another type are not merged.
