@@ -25,7 +25,7 @@ struct Args {
     /// Stop each target after this many inputs.
     #[arg(long, default_value_t = u64::MAX)]
     inputs: u64,
-    /// Inputs slower than this many milliseconds are reported as hangs.
+    /// Inputs using more than this many milliseconds of CPU time are reported as hangs.
     #[arg(long, default_value_t = 2000)]
     cap_ms: u64,
     /// A worker silent this long is killed (its input a hang).
@@ -66,6 +66,7 @@ fn main() -> ExitCode {
     }
     let cap = Duration::from_millis(a.cap_ms);
     if a.worker {
+        supervise::no_core_dumps();
         if let Err(e) = supervise::limit_memory(MEMORY_CAP) {
             eprintln!("hotlaunch-fuzz worker: {e}");
             return ExitCode::from(2);
@@ -95,7 +96,7 @@ fn main() -> ExitCode {
         crash_dir: a.crash_dir,
     };
     println!(
-        "seed {}, memory cap {} MiB, time cap {} ms per input",
+        "seed {}, memory cap {} MiB, time cap {} ms CPU per input",
         cfg.seed,
         MEMORY_CAP >> 20,
         a.cap_ms

@@ -1,7 +1,8 @@
 //! Worker and supervisor. The worker runs inputs `from..to` of a target in-process, writing
 //! `S <i> <accepted so far>` before input `i` (so the supervisor knows which input a dead worker
 //! was on), `C <i> <message>` for a panic or contract breach, `H <i> <ms>` for an input over the
-//! time cap, and `D <i> <accepted>` when it stops (time budget or count reached) with `i` the
+//! time cap (CPU time of the worker process, so a loaded host does not turn slow wall-clock
+//! moments into hangs), and `D <i> <accepted>` when it stops (time budget or count reached) with `i` the
 //! next input. The supervisor rebuilds any reported input from (seed, index) and saves it.
 
 use crate::mutate;
@@ -27,7 +28,7 @@ pub struct Config {
     pub seconds: f64,
     /// Stop after this many inputs per target.
     pub max_inputs: u64,
-    /// Inputs slower than this are hangs.
+    /// Inputs using more CPU time than this are hangs.
     pub cap: Duration,
     /// A worker silent for this long is killed and its input recorded as a hang.
     pub kill_after: Duration,
@@ -119,6 +120,33 @@ fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
     format!("panic: {}", m.replace('\n', " "))
 }
 
+/// CPU time this process has used (all its threads).
+pub fn process_cpu_time() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes into a valid timespec; CLOCK_PROCESS_CPUTIME_ID always exists
+    // on Linux.
+    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    Duration::new(ts.tv_sec.max(0) as u64, ts.tv_nsec.clamp(0, 999_999_999) as u32)
+}
+
+/// Make this process's crashes quick: no core dump (a dump of a worker that hit the memory cap
+/// can take seconds, long enough for the supervisor to call the abort a hang).
+pub fn no_core_dumps() {
+    let zero = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: plain syscalls on this process with valid arguments; failure only means a dump.
+    unsafe {
+        libc::setrlimit(libc::RLIMIT_CORE, &zero);
+        // Also covers a core_pattern that pipes to a helper (RLIMIT_CORE does not stop those).
+        libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
+    }
+}
+
 /// Run one input, catching panics: whether it was accepted, or a crash description.
 pub fn run_one(t: Target, b: &[u8]) -> Result<bool, String> {
     match catch_unwind(AssertUnwindSafe(|| t.run(b))) {
@@ -148,7 +176,7 @@ pub fn worker(
         let b = input(t, &seeds, seed, i);
         writeln!(out, "S {i} {accepted}")?;
         out.flush()?;
-        let t0 = Instant::now();
+        let t0 = process_cpu_time();
         let r = match &selftest {
             Some((what, at)) if *at == i => catch_unwind(|| misbehave(what))
                 .map(|()| false)
@@ -156,7 +184,7 @@ pub fn worker(
             _ => run_one(t, &b),
         };
         accepted += u64::from(r == Ok(true));
-        let took = t0.elapsed();
+        let took = process_cpu_time().saturating_sub(t0);
         if let Err(e) = &r {
             writeln!(out, "C {i} {e}")?;
         }
