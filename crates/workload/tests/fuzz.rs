@@ -5,11 +5,13 @@
 //! Short run in the test suite; long run (documented in docs/scenario.md):
 //! `PROPTEST_CASES=200000 cargo test --release -p hotlaunch-workload --test fuzz`.
 
+use cpu_time::ThreadTime;
 use hotlaunch_workload::scenario::{builtin_names, builtin_toml, Scenario};
 use proptest::prelude::*;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-/// Per-input time cap (resolving generates the timeline, up to 10^6 launches).
+/// Per-input cap on the test thread's CPU time (resolving generates the timeline, up to 10^6
+/// launches). CPU time, not wall time: a loaded CI host must not turn a slow moment into a hang.
 const CAP: Duration = Duration::from_secs(5);
 
 #[derive(Debug, Clone)]
@@ -87,7 +89,7 @@ proptest! {
     ) {
         let names = builtin_names();
         let text = apply(builtin_toml(names[which % names.len()]).unwrap(), &muts);
-        let t = Instant::now();
+        let t = ThreadTime::now();
         match Scenario::from_toml_str(&text, "fuzz.toml") {
             Err(e) => one_line(&e.to_string(), "fuzz.toml"),
             Ok(s) => {
@@ -106,7 +108,7 @@ proptest! {
     ) {
         let names = apps::builtin_names();
         let text = apply(apps::builtin_toml(names[which % names.len()]).unwrap(), &muts);
-        let t = Instant::now();
+        let t = ThreadTime::now();
         if let Err(e) = apps::AppProfile::from_toml_str(&text, "fuzz.toml") {
             one_line(&e.to_string(), "fuzz.toml");
         }
