@@ -85,6 +85,19 @@
 //! `recent_rotated` 132,859 of `recent_scanned` 132,860 at its end). Open: whether the phone in Marvin's run had that much reclaimable page
 //! cache (the apps' mapped file sizes, one copy of the framework's files per app here: `mm.rs`),
 //! before the node LRU can be turned on.
+//!
+//! The full runs (session 19; main 053b627 with the switch on in the `pixel3` and `pixelxl`
+//! profiles; `HOTLAUNCH_JOBS=2 hotlaunch reproduce baseline`, switch off -> on): Fleet §7.1
+//! kills start at 10 -> 13 cached apps, at most 11 -> 14 (paper 11 / 14: GAP -> PASS); Fleet
+//! §7.2 Facebook median / p90 over 20 hot launches 3445 / 3865 -> 175 / 256 ms (paper 209 / 622:
+//! GAP, the median now inside ±35%); Fleet §3.1 Instagram p90 952 / 1681 -> 335 / 232 ms
+//! without / with swap (paper 147 / 1027: GAP; with swap is the faster one, as at every app
+//! size in `crates/apps/README.md`); Marvin §8.3 9 / 12 -> 10 / 12 apps (PASS); Marvin Fig. 3
+//! 6.00 -> 0.54 s (PASS -> GAP, the cause above); the other rows unchanged; 7 PASS either way.
+//! `reproduce all --quick` moves the same way in the technique groups: Fleet #5 (2048 B
+//! synthetic apps, 1.64x -> 1.29x) and Marvin #10 become PASS, Marvin #2 and #5 (Fig. 3)
+//! become GAP. So the switch trades one Pixel XL row for one Pixel 3 row and brings the Pixel 3
+//! launch rows closer; it stays off until Marvin Fig. 3's page cache is understood.
 
 use crate::mm::{LruVec, PageTable};
 use crate::reclaim::{inactive_is_low_for, scan_targets, ScanCtx, SCAN_LISTS};
