@@ -19,6 +19,9 @@ fn short_run_of_every_target_finds_nothing() {
     let dir = tmp("fuzz-ci");
     let out = Command::new(EXE)
         .args(["all", "--inputs", "3000", "--seconds", "60", "--seed", "13"])
+        // A worker writes a line before every input; allow a long stall of a loaded host before
+        // calling a silent one hung (the per-input cap itself counts CPU time).
+        .args(["--kill-after-ms", "30000"])
         .arg("--crash-dir")
         .arg(&dir)
         .output()
