@@ -14,6 +14,10 @@ use crate::compaction::Suitable;
 use crate::hooks::AllocPurpose;
 use crate::types::*;
 use crate::{hook_cx, Kernel, KernelError, MAX_RECLAIM_RETRIES, OWNER_KERNEL, OWNER_ZRAM_BIT};
+
+/// Fruitless direct reclaims in a row after which one allocation OOM-kills whatever the
+/// release's rule says: a guard of the simulator against a livelock, not a kernel value.
+const LIVELOCK_GUARD_LOOPS: u32 = 64 * MAX_RECLAIM_RETRIES;
 use engine::{Actor, Category, Nanos, Stall};
 
 /// What a high-order allocation may do when the free lists cannot serve it (the `gfp` bits that
@@ -78,7 +82,8 @@ impl Kernel {
 
     /// Allocate a frame for a user page of `pid` following the Linux slow path: fast path above
     /// the low watermark; below it wake kswapd and allow down to min; below min reclaim directly
-    /// on the calling thread; after `MAX_RECLAIM_RETRIES` fruitless attempts, OOM-kill.
+    /// on the calling thread; OOM-kill when the release's rule says reclaim has failed
+    /// ([`crate::OomRule`]).
     pub(crate) fn alloc_user_frame(
         &mut self,
         now: Nanos,
@@ -108,7 +113,7 @@ impl Kernel {
             _ => MigrateType::Unmovable,
         };
         let wm = self.params.watermarks;
-        let mut retries = 0;
+        let (mut no_progress_loops, mut fruitless) = (0u32, 0u32);
         let mut block_asked = false;
         loop {
             let free = self.free_pages();
@@ -144,16 +149,16 @@ impl Kernel {
             if dead(self) {
                 return Err(KernelError::Killed(owner.unwrap_or(NIL)));
             }
-            if reclaimed == 0 {
-                retries += 1;
-                if retries >= MAX_RECLAIM_RETRIES {
-                    if !self.oom_kill() {
-                        return Err(KernelError::OutOfMemory);
-                    }
-                    retries = 0;
-                    if dead(self) {
-                        return Err(KernelError::Killed(owner.unwrap_or(NIL)));
-                    }
+            // The release's rule (`oom_rule.rs`); the guard ends a livelock of the model (frees
+            // that keep resetting a pre-4.7 scan count without ever lifting free pages above min).
+            fruitless = if reclaimed == 0 { fruitless + 1 } else { 0 };
+            if self.reclaim_gives_up(reclaimed, &mut no_progress_loops) || fruitless > LIVELOCK_GUARD_LOOPS {
+                if !self.oom_kill() {
+                    return Err(KernelError::OutOfMemory);
+                }
+                (no_progress_loops, fruitless) = (0, 0);
+                if dead(self) {
+                    return Err(KernelError::Killed(owner.unwrap_or(NIL)));
                 }
             }
         }

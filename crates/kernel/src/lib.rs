@@ -17,7 +17,8 @@
 //! 4.9's fault-around hits); workingset refault detection by refault distance
 //! (the compared lists follow the kernel release);
 //! PSI memory some/full stall totals; compaction for high-order allocations; the OOM
-//! killer as a last resort; swap writeback to flash (frames freed at write completion, reclaim
+//! killer as a last resort, when the release's rule says direct reclaim has failed
+//! (`oom_rule.rs`: 4.7+ `should_reclaim_retry`, before it `zone_reclaimable`); swap writeback to flash (frames freed at write completion, reclaim
 //! throttled on it, a bounded request queue); swap slots from 256-slot clusters; `mlock` (unevictable list); the swap cache (a resident page keeping a
 //! clean copy on a swap device); `/sys/kernel/mm/page_idle`; zram idle ageing and writeback;
 //! file `write()`s and small `read()`s (no read-around) and the dirty-page flusher (file pages
@@ -55,8 +56,10 @@ mod madvise;
 mod mark_accessed;
 pub mod mm;
 mod node_lru;
+mod oom_rule;
 mod params;
 pub mod psi;
+pub use oom_rule::OomRule;
 pub use params::KernelParams;
 mod reclaim;
 mod scan_balance;
@@ -86,7 +89,8 @@ use types::*;
 pub const SWAP_CLUSTER_MAX: usize = 32;
 /// Reclaim priorities (Linux `DEF_PRIORITY`): a pass at priority p scans `size >> p` pages.
 pub const DEF_PRIORITY: u32 = 12;
-/// Direct reclaim attempts without progress before the OOM killer (`MAX_RECLAIM_RETRIES`).
+/// `MAX_RECLAIM_RETRIES`: fruitless direct reclaims in a row before the OOM killer (4.7+ rule,
+/// `oom_rule.rs`) and fruitless kswapd passes before it gives up.
 pub const MAX_RECLAIM_RETRIES: u32 = 16;
 /// Pages kswapd tries to reclaim per step before letting simulated time move on.
 pub const KSWAPD_STEP_PAGES: u64 = 256;
@@ -326,6 +330,8 @@ pub struct Kernel {
     /// Node-wide `recent_scanned` / `recent_rotated` of pre-5.8 kernels (`scan_balance.rs`).
     pub(crate) reclaim_stat: scan_balance::ReclaimStat,
     pub(crate) reclaim_pass: u64,
+    /// The zone's `NR_PAGES_SCANNED` (pre-4.7 OOM rule, `oom_rule.rs`).
+    pub(crate) pages_scanned: oom_rule::PagesScanned,
     pub(crate) state_counts: [u64; NR_PAGE_STATES],
     pub(crate) kernel_frames: u64,
     pub(crate) oom_killed: Vec<Pid>,
@@ -408,6 +414,9 @@ impl Kernel {
             write_marks_accessed: device
                 .kernel_release()
                 .is_some_and(|r| (r.major, r.minor) < (4, 7)),
+            oom_rule: device.kernel_release().map_or(OomRule::NoProgressLoops, |r| {
+                OomRule::for_kernel(r.major, r.minor)
+            }),
         };
         params.file_ratio_one = params.scan_balance_49
             && device
@@ -460,6 +469,7 @@ impl Kernel {
             file_cost: 0,
             reclaim_stat: Default::default(),
             reclaim_pass: 0,
+            pages_scanned: Default::default(),
             state_counts: [0; NR_PAGE_STATES],
             kernel_frames: 0,
             oom_killed: Vec::new(),

@@ -52,4 +52,7 @@ pub struct KernelParams {
     /// A `write()` calls `mark_page_accessed` on its page, as before Linux 4.7's bbddabe2e436
     /// (releases before 4.7; see `mark_accessed.rs`).
     pub write_marks_accessed: bool,
+    /// When direct reclaim has failed and the OOM killer runs: the release's rule
+    /// ([`crate::OomRule`], `oom_rule.rs`).
+    pub oom_rule: crate::OomRule,
 }

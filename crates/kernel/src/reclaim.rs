@@ -208,6 +208,7 @@ impl Kernel {
         self.decay_costs();
         let scanned = ctx.out.scanned;
         let reclaimed = ctx.out.reclaimed;
+        self.note_pages_scanned(scanned);
         if matches!(actor, Actor::Kswapd) {
             self.vmstat.pgscan_kswapd += scanned;
             self.vmstat.pgsteal_kswapd += reclaimed;
