@@ -141,6 +141,9 @@ struct RegMark {
     bytes: u32,
     /// Objects copied out of the region (evacuated regions).
     copied: u32,
+    /// An evacuated region switched to unevacuated because a copy out of it failed: some of its
+    /// listed objects moved out, and the one whose copy failed is not counted in `objs`/`bytes`.
+    failed: bool,
 }
 
 /// An object waiting on the mark stack to be scanned: its id, with the [`VISITED`] and [`TOUCH`]
@@ -385,6 +388,7 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
                         self.copy_failed = true;
                         let r = (rec.addr >> REGION_SHIFT) as usize;
                         self.regs[r].role = ROLE_UNEVAC;
+                        self.regs[r].failed = true;
                         let (f, n) = self.heap.pages_in(rec);
                         self.batch.touch(self.backing, f, n, true);
                         return;

@@ -69,14 +69,46 @@ pub(super) fn reclaim<H: RuntimeHooks + ?Sized>(
                 let mut objs = std::mem::take(&mut heap.regions[r as usize].objs);
                 // Every object listed in an unevacuated region is alive and still there, unless the
                 // region was switched to unevacuated when copying failed (then some moved out):
-                // when all of them were marked there is nothing to free and the live bytes are
-                // known from marking.
+                // when all of them were marked there is nothing to free, and otherwise only the
+                // dead ones need their records; either way the live bytes are known from marking.
                 let live = if m.objs as usize == objs.len() {
                     m.bytes
+                } else if !m.failed {
+                    // The list is exact (every listed object alive and here, module docs of
+                    // `stock`), and marking counted each marked one into `m`: keep the marked ones
+                    // from the bitmap alone and read only the records of the dead ones (the ids
+                    // of a region's objects are scattered: each record is a cache miss).
+                    let mut kept = 0;
+                    for x in 0..objs.len() {
+                        if let Some(&a) = objs.get(x + RECLAIM_PREFETCH_AHEAD) {
+                            if !heap.is_marked(a) {
+                                super::prefetch(&heap.recs, a as usize);
+                            }
+                        }
+                        let o = objs[x];
+                        debug_assert!({
+                            let rec = &heap.recs[o as usize];
+                            rec.flags & oflags::ALIVE != 0 && rec.addr >> REGION_SHIFT == r
+                        });
+                        if heap.is_marked(o) {
+                            objs[kept] = o;
+                            kept += 1;
+                        } else {
+                            st.freed_objects += 1;
+                            free(heap, o);
+                        }
+                    }
+                    objs.truncate(kept);
+                    debug_assert_eq!(
+                        objs.iter().map(|&o| heap.recs[o as usize].size).sum::<u32>(),
+                        m.bytes
+                    );
+                    m.bytes
                 } else {
+                    // Some listed objects moved out before the copy failed (their records say
+                    // where they are now), and the one whose copy failed was not counted.
                     let mut live = 0u32;
-                    // `retain`, with the records fetched ahead (the ids of a region's objects
-                    // are scattered: each record is a cache miss otherwise).
+                    // `retain`, with the records fetched ahead.
                     let mut kept = 0;
                     for x in 0..objs.len() {
                         if let Some(&a) = objs.get(x + RECLAIM_PREFETCH_AHEAD) {
