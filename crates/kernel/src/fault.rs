@@ -424,7 +424,9 @@ impl Kernel {
                 self.backends[dev].free(h);
                 self.handle_owner[dev][h as usize] = NIL;
             }
-            self.procs[pid as usize].counters.swap -= 1;
+            // A readahead page or chunk-mate may be another process's (slots are shared).
+            let owner = self.pt.pages[q as usize].pid;
+            self.procs[owner as usize].counters.swap -= 1;
             let shadow = self.pt.pages[q as usize].shadow;
             let activate = q == idx && self.refault_should_activate(shadow, self.refault_workingset(false));
             if q == idx {

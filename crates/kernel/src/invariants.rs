@@ -23,6 +23,8 @@ impl Kernel {
         let mut per_dev = vec![0u64; self.backends.len()];
         // Pages under writeback per process (resident, off the LRU lists).
         let mut wb_per_pid = vec![0u64; self.procs.len()];
+        // Swapped-out pages per process (its `counters.swap`).
+        let mut swap_per_pid = vec![0u64; self.procs.len()];
         for (vid, vma) in self.vmas.iter().enumerate() {
             let Some(vma) = vma else { continue };
             let proc = &self.procs[vma.pid as usize];
@@ -70,6 +72,7 @@ impl Kernel {
                     }
                     PageState::Swapped => {
                         per_dev[p.swap_dev as usize] += 1;
+                        swap_per_pid[p.pid as usize] += 1;
                         if self.handle_owner[p.swap_dev as usize].get(p.loc as usize) != Some(&idx) {
                             return Err(format!("swapped page {idx} handle {} not owned", p.loc));
                         }
@@ -134,6 +137,12 @@ impl Kernel {
                     ));
                 }
                 resident += n as u64;
+            }
+            if swap_per_pid[proc.pid as usize] != proc.counters.swap {
+                return Err(format!(
+                    "pid {}: {} pages swapped out, its swap counter says {}",
+                    proc.pid, swap_per_pid[proc.pid as usize], proc.counters.swap
+                ));
             }
             resident += wb_per_pid[proc.pid as usize];
             if resident != proc.rss() {

@@ -137,7 +137,8 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
     /// any region is evacuated (else the bitmap is empty).
     ///
     /// A used region's object list is exact when a collection starts (every listed object is
-    /// alive and in that region, checked by [`Heap::check_invariants`](crate::heap::Heap)): only
+    /// alive and in that region, checked by [`Heap::check_invariants`](crate::heap::Heap); the
+    /// roots reached before this call have been copied out already, and are marked): only
     /// a copy moves an object (and lists it in its new region) and only reclaim frees one, after
     /// which it frees the evacuated regions and filters the lists of the others. So the bits come
     /// from the lists alone, without loading each object's record (a cache miss per object).
@@ -152,9 +153,11 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
                     continue;
                 }
                 for &o in &self.heap.regions[r].objs {
+                    // Roots (and extra roots) were reached, so copied out, before this runs.
                     debug_assert!({
                         let x = &self.recs[o as usize];
-                        x.flags & oflags::ALIVE != 0 && (x.addr >> REGION_SHIFT) as usize == r
+                        let copied = self.mark[o as usize >> 6] & (1u64 << (o & 63)) != 0;
+                        x.flags & oflags::ALIVE != 0 && ((x.addr >> REGION_SHIFT) as usize == r || copied)
                     });
                     evac_bits[o as usize >> 6] |= 1u64 << (o & 63);
                 }
