@@ -270,6 +270,11 @@ fn extfrag_index_by_hand() {
     assert_eq!(extfrag_index(&c, 3), 1000 - 3250 / 12);
     // order 10: 1000 - (1000 + 18000/1024)/12 = 1000 - 1017/12 = 1000 - 84
     assert_eq!(extfrag_index(&c, 10), 916);
+    // One free block of 4 pages for an order-3 request: 1000 - (1000 + 500)/1 < 0, negative as
+    // the kernel's unsigned arithmetic read as `int` (and not an overflow here).
+    let mut one = [0u64; NR_ORDERS];
+    one[2] = 1;
+    assert_eq!(extfrag_index(&one, 3), -500);
 }
 
 /// (6) Unmovable allocations steal from Movable pageblocks and convert them.

@@ -708,7 +708,9 @@ pub fn extfrag_index(free_blocks_per_order: &[u64; NR_ORDERS], order: u8) -> i32
     if free_blocks_suitable > 0 {
         return -1000;
     }
-    (1000 - (1000 + free_pages * 1000 / requested) / free_blocks_total) as i32
+    // Signed: a single free block of more than half the request gives a negative index, as
+    // Linux's unsigned arithmetic converted to `int` does.
+    (1000 - ((1000 + free_pages * 1000 / requested) / free_blocks_total) as i64) as i32
 }
 
 #[cfg(test)]
