@@ -72,6 +72,12 @@ fn fleet_capacity(quick: bool) -> anyhow::Result<Check> {
 /// swap; 233 MiB swapped out and 7 lowmemorykiller kills with per-app lruvecs, 35 MiB and 8 with
 /// the Pixel XL's global LRU). In quick runs (instances 20 s apart, the activity window) an app
 /// killed right after a round still counts, so active can exceed the alive peak by one.
+/// With the driver off only the kernel OOM killer kills, by Linux 3.18's rule (`zone_reclaimable`:
+/// not before reclaim has scanned 6× the reclaimable pages with no page freed; `kernel`
+/// `oom_rule.rs`): measured at session 20, full run, the swap-file run went from 12 active apps
+/// (7 OOM kills from 90 min on) under the earlier fixed count of 16 fruitless reclaims to 13
+/// (3 OOM kills from 148 min; 16 alive at the peak, most thrashing: 143 GiB swapped out),
+/// the paper's "briefly 13" with most apps inactive from constant swapping.
 fn marvin_capacity(quick: bool) -> anyhow::Result<Check> {
     // The longest check of the group: its two runs on parallel threads.
     let runs = run_scenario_map("marvin-8.3-capacity", quick, |o| {
