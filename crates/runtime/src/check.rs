@@ -3,7 +3,7 @@
 //! live objects (no dangling reference survives a collection), and every object a region lists
 //! is alive and lies inside the region's used part.
 
-use crate::heap::{oflags, Heap, NULL, REGION_SIZE};
+use crate::heap::{oflags, Heap, RegionState, NULL, REGION_SIZE};
 
 impl Heap {
     /// Check the heap's invariants; the first violation found, as one line.
@@ -80,6 +80,15 @@ impl Heap {
                         self.pid
                     ));
                 }
+            }
+            // A used region's live bytes are its listed objects' (bump allocation and copies add
+            // each object's size, a collection's reclaim sets them from marking).
+            let listed: u64 = reg.objs.iter().map(|&o| self.recs[o as usize].size as u64).sum();
+            if reg.state == RegionState::Used && listed != reg.live_bytes as u64 {
+                return Err(format!(
+                    "heap {}: region {i} lists objects of {listed} bytes, its live bytes say {}",
+                    self.pid, reg.live_bytes
+                ));
             }
         }
         Ok(())
