@@ -202,9 +202,24 @@ pub trait SwapBackend {
 /// `get_request` puts the submitter to sleep while the queue is full).
 pub const NR_REQUESTS: usize = 128;
 
-/// A flash device (UFS/eMMC): per-I/O latency plus transfer time, one FIFO queue with a
-/// busy-until time, a request queue of [`NR_REQUESTS`] entries (a writer submitting to a full
-/// queue waits for the oldest request to complete), and byte counters (bytes written = wear).
+/// How far back in submission time [`FlashDevice`] keeps requests (pruned once it holds
+/// [`FLASH_LOG_PRUNE_AT`]): far more than the simulation's actors drift apart (seconds).
+const FLASH_LOG_NS: Nanos = 600_000_000_000;
+const FLASH_LOG_PRUNE_AT: usize = 1 << 16;
+
+/// A flash device (UFS/eMMC): per-I/O latency plus transfer time, one FIFO queue, a request
+/// queue of [`NR_REQUESTS`] entries (a writer submitting to a full queue waits for the oldest
+/// request to complete), and byte counters (bytes written = wear).
+///
+/// FIFO by *submission time*: a request starts when the request submitted last at or before it
+/// completes. The simulation does not always reach the device in time order (a launch runs
+/// atomically, so its reads up to its first frame are submitted before the background work of
+/// the seconds it spans), and a request submitted at `t` must not wait for reads submitted
+/// later in simulated time: with one busy-until time, a direct reclaimer's writes queued behind
+/// a launch up to 8 s ahead, its throttle never saw them complete, and the allocation OOM-killed
+/// after 16 fruitless reclaims (Fleet §7.1: all 9 kernel OOM kills, session 20). Simplified: a
+/// request submitted out of order does not delay the later-submitted ones already placed (the
+/// device serves both in the overlap). In time order this is the plain FIFO.
 #[derive(Debug, Clone)]
 pub struct FlashDevice {
     read_latency_ns: Nanos,
@@ -212,8 +227,10 @@ pub struct FlashDevice {
     read_ns_per_kib: f64,
     write_ns_per_kib: f64,
     busy_until: Nanos,
-    /// Completion times of the requests in the queue (FIFO service: non-decreasing).
-    in_flight: std::collections::VecDeque<Nanos>,
+    /// Requests by (submission time, order of submission) -> completion time, for the last
+    /// [`FLASH_LOG_NS`] of submissions.
+    log: std::collections::BTreeMap<(Nanos, u64), Nanos>,
+    seq: u64,
     pub bytes_read: u64,
     pub bytes_written: u64,
     pub reads: u64,
@@ -232,7 +249,8 @@ impl FlashDevice {
             read_ns_per_kib: 1024.0 * 1e9 / (read_mb_s * 1e6),
             write_ns_per_kib: 1024.0 * 1e9 / (write_mb_s * 1e6),
             busy_until: 0,
-            in_flight: Default::default(),
+            log: Default::default(),
+            seq: 0,
             bytes_read: 0,
             bytes_written: 0,
             reads: 0,
@@ -252,25 +270,43 @@ impl FlashDevice {
         )
     }
 
+    /// The requests submitted at or before `now`, latest first, as completion times.
+    fn submitted_by(&self, now: Nanos) -> impl Iterator<Item = Nanos> + '_ {
+        self.log.range(..=(now, u64::MAX)).rev().map(|(_, &c)| c)
+    }
+
     fn submit(&mut self, now: Nanos, service: Nanos) -> Nanos {
-        while self.in_flight.front().is_some_and(|&c| c <= now) {
-            self.in_flight.pop_front();
-        }
-        let start = now.max(self.busy_until);
+        let start = now.max(self.submitted_by(now).next().unwrap_or(0));
         self.queue_wait_ns += (start - now) as u128;
-        self.busy_until = start + service;
-        self.in_flight.push_back(self.busy_until);
-        self.busy_until - now
+        let done = start + service;
+        self.seq += 1;
+        self.log.insert((now, self.seq), done);
+        self.busy_until = self.busy_until.max(done);
+        if self.log.len() > FLASH_LOG_PRUNE_AT {
+            let keep_from = self
+                .log
+                .keys()
+                .next_back()
+                .map_or(0, |k| k.0)
+                .saturating_sub(FLASH_LOG_NS);
+            self.log = self.log.split_off(&(keep_from, 0));
+        }
+        done - now
     }
 
     /// Time a submitter at `now` must wait for a free request slot (0 if the queue has room).
     pub fn submit_delay(&self, now: Nanos) -> Nanos {
-        let live = self.in_flight.iter().rev().take_while(|&&c| c > now).count();
+        let mut live = 0;
+        let mut oldest = now;
+        for c in self.submitted_by(now).take_while(|&c| c > now) {
+            live += 1;
+            oldest = c;
+        }
         if live < NR_REQUESTS {
             return 0;
         }
         // FIFO: the slot frees when the oldest live request completes.
-        self.in_flight[self.in_flight.len() - live] - now
+        oldest - now
     }
 
     /// A synchronous read of `bytes` issued at `now`; returns the time until it completes.
