@@ -73,54 +73,35 @@ pub(super) fn reclaim<H: RuntimeHooks + ?Sized>(
                 // dead ones need their records; either way the live bytes are known from marking.
                 let live = if m.objs as usize == objs.len() {
                     m.bytes
-                } else if !m.failed {
-                    // The list is exact (every listed object alive and here, module docs of
-                    // `stock`), and marking counted each marked one into `m`: keep the marked ones
-                    // from the bitmap alone and read only the records of the dead ones (the ids
-                    // of a region's objects are scattered: each record is a cache miss).
+                } else {
+                    // Without a failed copy the list is exact (every listed object alive and
+                    // here, module docs of `stock`) and marking counted each marked one into `m`:
+                    // keep the marked ones from the bitmap alone and read only the records of the
+                    // dead ones (the ids of a region's objects are scattered: each record is a
+                    // cache miss). After a failed copy some listed objects have moved out (their
+                    // records say where they are now) and the one whose copy failed was not
+                    // counted: check every record and sum the live bytes.
+                    let exact = !m.failed;
+                    let mut live = 0u32;
                     let mut kept = 0;
                     for x in 0..objs.len() {
                         if let Some(&a) = objs.get(x + RECLAIM_PREFETCH_AHEAD) {
-                            if !heap.is_marked(a) {
+                            if !(exact && heap.is_marked(a)) {
                                 super::prefetch(&heap.recs, a as usize);
                             }
                         }
                         let o = objs[x];
-                        debug_assert!({
-                            let rec = &heap.recs[o as usize];
+                        let here = |rec: &crate::heap::ObjRec| {
                             rec.flags & oflags::ALIVE != 0 && rec.addr >> REGION_SHIFT == r
-                        });
-                        if heap.is_marked(o) {
-                            objs[kept] = o;
-                            kept += 1;
-                        } else {
-                            st.freed_objects += 1;
-                            free(heap, o);
-                        }
-                    }
-                    objs.truncate(kept);
-                    debug_assert_eq!(
-                        objs.iter().map(|&o| heap.recs[o as usize].size).sum::<u32>(),
-                        m.bytes
-                    );
-                    m.bytes
-                } else {
-                    // Some listed objects moved out before the copy failed (their records say
-                    // where they are now), and the one whose copy failed was not counted.
-                    let mut live = 0u32;
-                    // `retain`, with the records fetched ahead.
-                    let mut kept = 0;
-                    for x in 0..objs.len() {
-                        if let Some(&a) = objs.get(x + RECLAIM_PREFETCH_AHEAD) {
-                            super::prefetch(&heap.recs, a as usize);
-                        }
-                        let o = objs[x];
-                        let rec = &heap.recs[o as usize];
-                        if rec.flags & oflags::ALIVE == 0 || rec.addr >> REGION_SHIFT != r {
+                        };
+                        debug_assert!(!exact || here(&heap.recs[o as usize]));
+                        if !exact && !here(&heap.recs[o as usize]) {
                             continue;
                         }
                         if heap.is_marked(o) {
-                            live += rec.size;
+                            if !exact {
+                                live += heap.recs[o as usize].size;
+                            }
                             objs[kept] = o;
                             kept += 1;
                         } else {
@@ -129,7 +110,15 @@ pub(super) fn reclaim<H: RuntimeHooks + ?Sized>(
                         }
                     }
                     objs.truncate(kept);
-                    live
+                    if exact {
+                        debug_assert_eq!(
+                            objs.iter().map(|&o| heap.recs[o as usize].size).sum::<u32>(),
+                            m.bytes
+                        );
+                        m.bytes
+                    } else {
+                        live
+                    }
                 };
                 let reg = &mut heap.regions[r as usize];
                 reg.objs = objs;
