@@ -18,6 +18,9 @@
 //!
 //! A launch runs atomically in the event loop, so only the kernel OOM killer (or a failed
 //! mapping) can end it before its first frame; lmkd polls and force-stops come between launches.
+//! Work of the seconds a launch spans (background GCs, churn) then reaches the kernel after the
+//! launch's later I/O: the flash queue orders requests by submission time for that reason
+//! (kernel `swap.rs`, `FlashDevice`).
 //! A hot launch killed that way is redone cold; a request that reaches no first frame is counted
 //! as interrupted, so every launch request is exactly one hot, cold or interrupted launch.
 //!
