@@ -14,11 +14,11 @@ use crate::compaction::Suitable;
 use crate::hooks::AllocPurpose;
 use crate::types::*;
 use crate::{hook_cx, Kernel, KernelError, MAX_RECLAIM_RETRIES, OWNER_KERNEL, OWNER_ZRAM_BIT};
+use engine::{Actor, Category, Nanos, Stall};
 
 /// Fruitless direct reclaims in a row after which one allocation OOM-kills whatever the
 /// release's rule says: a guard of the simulator against a livelock, not a kernel value.
 const LIVELOCK_GUARD_LOOPS: u32 = 64 * MAX_RECLAIM_RETRIES;
-use engine::{Actor, Category, Nanos, Stall};
 
 /// What a high-order allocation may do when the free lists cannot serve it (the `gfp` bits that
 /// matter in `__alloc_pages_slowpath`).

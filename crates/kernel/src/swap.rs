@@ -203,7 +203,8 @@ pub trait SwapBackend {
 pub const NR_REQUESTS: usize = 128;
 
 /// How far back in submission time [`FlashDevice`] keeps requests (pruned once it holds
-/// [`FLASH_LOG_PRUNE_AT`]): far more than the simulation's actors drift apart (seconds).
+/// [`FLASH_LOG_PRUNE_AT`], or twice what the last prune kept): far more than the simulation's
+/// actors drift apart (seconds).
 const FLASH_LOG_NS: Nanos = 600_000_000_000;
 const FLASH_LOG_PRUNE_AT: usize = 1 << 16;
 
@@ -231,6 +232,8 @@ pub struct FlashDevice {
     /// [`FLASH_LOG_NS`] of submissions.
     log: std::collections::BTreeMap<(Nanos, u64), Nanos>,
     seq: u64,
+    /// Log size at which the next prune runs.
+    prune_at: usize,
     pub bytes_read: u64,
     pub bytes_written: u64,
     pub reads: u64,
@@ -251,6 +254,7 @@ impl FlashDevice {
             busy_until: 0,
             log: Default::default(),
             seq: 0,
+            prune_at: FLASH_LOG_PRUNE_AT,
             bytes_read: 0,
             bytes_written: 0,
             reads: 0,
@@ -282,7 +286,7 @@ impl FlashDevice {
         self.seq += 1;
         self.log.insert((now, self.seq), done);
         self.busy_until = self.busy_until.max(done);
-        if self.log.len() > FLASH_LOG_PRUNE_AT {
+        if self.log.len() > self.prune_at {
             let keep_from = self
                 .log
                 .keys()
@@ -290,6 +294,9 @@ impl FlashDevice {
                 .map_or(0, |k| k.0)
                 .saturating_sub(FLASH_LOG_NS);
             self.log = self.log.split_off(&(keep_from, 0));
+            // Amortised: with more than the threshold inside the horizon, prune again only once
+            // the log has doubled (not on every submission).
+            self.prune_at = FLASH_LOG_PRUNE_AT.max(2 * self.log.len());
         }
         done - now
     }

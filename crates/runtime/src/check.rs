@@ -66,6 +66,7 @@ impl Heap {
             let start = i as u64 * REGION_SIZE as u64;
             // A used region lists exactly its live objects (between collections; the stock trace
             // relies on it). A free region's list is empty.
+            let mut listed = 0u64;
             for &o in &reg.objs {
                 let Some(r) = self.recs.get(o as usize).filter(|_| alive(o)) else {
                     return Err(format!(
@@ -80,10 +81,10 @@ impl Heap {
                         self.pid
                     ));
                 }
+                listed += r.size as u64;
             }
             // A used region's live bytes are its listed objects' (bump allocation and copies add
             // each object's size, a collection's reclaim sets them from marking).
-            let listed: u64 = reg.objs.iter().map(|&o| self.recs[o as usize].size as u64).sum();
             if reg.state == RegionState::Used && listed != reg.live_bytes as u64 {
                 return Err(format!(
                     "heap {}: region {i} lists objects of {listed} bytes, its live bytes say {}",
