@@ -336,8 +336,9 @@ pub struct Kernel {
     pub(crate) kernel_frames: u64,
     pub(crate) oom_killed: Vec<Pid>,
     pub(crate) scratch: Option<Box<Scratch>>,
-    /// Pages under writeback by completion time (with the handle, to spot stale entries).
-    pub(crate) writeback_q: std::collections::BinaryHeap<std::cmp::Reverse<(Nanos, PageIdx, SwapHandle)>>,
+    /// Pages under writeback, sorted by completion time (then page and handle; the handle spots
+    /// stale entries).
+    pub(crate) writeback_q: std::collections::VecDeque<(Nanos, PageIdx, SwapHandle)>,
     pub(crate) writeback_pages: u64,
     /// Dirty file pages by the time they were dirtied, for the flusher (`dirty.rs`).
     pub(crate) dirty_q: std::collections::VecDeque<(Nanos, PageIdx)>,

@@ -25,7 +25,6 @@
 use crate::types::*;
 use crate::Kernel;
 use engine::Nanos;
-use std::cmp::Reverse;
 
 /// Longest single throttle wait (`HZ/10`, 100 ms).
 pub(crate) const THROTTLE_MAX_NS: Nanos = 100_000_000;
@@ -40,7 +39,10 @@ impl Kernel {
             & !(flags::DIRTY | flags::ACCESSED | flags::REFERENCED);
         page.shadow = h;
         page.swap_dev = dev;
-        self.writeback_q.push(Reverse((done, idx, h)));
+        // Completions arrive nearly in order, so the entry lands at or near the back.
+        let e = (done, idx, h);
+        let at = self.writeback_q.partition_point(|x| *x <= e);
+        self.writeback_q.insert(at, e);
         self.writeback_pages += 1;
         self.vmstat.swapout_writeback_pages += 1;
     }
@@ -54,11 +56,11 @@ impl Kernel {
     /// waiting for it are freed (the page becomes swapped). Returns the frames freed.
     pub fn complete_writeback(&mut self, now: Nanos) -> u64 {
         let mut freed = 0;
-        while let Some(&Reverse((done, idx, h))) = self.writeback_q.peek() {
+        while let Some(&(done, idx, h)) = self.writeback_q.front() {
             if done > now {
                 break;
             }
-            self.writeback_q.pop();
+            self.writeback_q.pop_front();
             let p = self.pt.pages[idx as usize];
             // Entries of pages touched, unmapped or freed meanwhile are stale.
             if p.state != PageState::Resident || !p.has(flags::WRITEBACK) || p.shadow != h {
@@ -107,19 +109,20 @@ impl Kernel {
         if self.writeback_pages == 0 {
             return None;
         }
-        // The heap is small (≤ the request queue's worth of pages in practice): sort a copy of
-        // the live completion times.
-        let mut times: Vec<Nanos> = self
-            .writeback_q
-            .iter()
-            .filter(|Reverse((_, i, h))| {
-                let p = &self.pt.pages[*i as usize];
-                p.has(flags::WRITEBACK) && p.shadow == *h
-            })
-            .map(|Reverse((t, _, _))| *t)
-            .collect();
-        times.sort_unstable();
-        let k = (need.max(1) as usize).min(times.len()) - 1;
-        Some(times[k].saturating_sub(now).min(THROTTLE_MAX_NS))
+        // The queue is in completion order: the `need`-th live entry (or the last live one).
+        let k = need.max(1);
+        let mut seen = 0;
+        let mut last = None;
+        for &(t, i, h) in &self.writeback_q {
+            let p = &self.pt.pages[i as usize];
+            if p.has(flags::WRITEBACK) && p.shadow == h {
+                seen += 1;
+                last = Some(t);
+                if seen == k {
+                    break;
+                }
+            }
+        }
+        last.map(|t| t.saturating_sub(now).min(THROTTLE_MAX_NS))
     }
 }
