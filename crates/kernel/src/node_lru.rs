@@ -98,6 +98,16 @@
 //! synthetic apps, 1.64x -> 1.29x) and Marvin #10 become PASS, Marvin #2 and #5 (Fig. 3)
 //! become GAP. So the switch trades one Pixel XL row for one Pixel 3 row and brings the Pixel 3
 //! launch rows closer; it stays off until Marvin Fig. 3's page cache is understood.
+//!
+//! Measured again after the flash queue became ordered by submission time (session 21, main
+//! 9d3ea04 + the switch on in `pixel3` and `pixelxl`; full `HOTLAUNCH_JOBS=2 hotlaunch reproduce
+//! baseline`, switch off -> on): Fleet §7.1 kills start at 16 -> 19 cached apps, at most 16 ->
+//! 18 (paper 11 / 14: GAP either way; the PASS above rested on writes queued behind later
+//! reads); Fleet §7.2 Facebook median / p90 2755 / 3041 -> 175 / 254 ms (paper 209 / 622: GAP,
+//! the median inside ±35%); Fleet §3.1 Instagram p90 946 / 1612 -> 335 / 236 ms without / with
+//! swap (GAP); Marvin §8.3 9 / 16 -> 10 / 15 apps (GAP -> PASS; 363 GiB instead of 414 GiB
+//! swapped out); Marvin Fig. 3 5.88 -> 0.54 s (PASS -> GAP, 0 MiB swapped); the other rows
+//! unchanged; 6 PASS either way. Still a trade of one Pixel XL row for another: stays off.
 
 use crate::mm::{LruVec, PageTable};
 use crate::reclaim::{inactive_is_low_for, scan_targets, ScanCtx, SCAN_LISTS};
