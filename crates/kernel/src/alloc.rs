@@ -347,7 +347,7 @@ impl Kernel {
             Suitable::Continue => {}
         }
         self.vmstat.compact_stall += 1;
-        let cost = self.compact(order);
+        let cost = self.compact(order, true);
         self.direct_compact_ns += cost;
         self.cpu.charge(actor, Category::Compaction, cost);
         stall.ns += cost;

@@ -15,6 +15,14 @@
 //!   order then skip compaction until `1 << compact_defer_shift` of them have been considered. A
 //!   success resets the shift and lets orders up to the successful one through.
 //!
+//! - Pageblock skip hints (Linux 3.7+, `PB_migrate_skip`; the buddy allocator's
+//!   `set_skip_hints`, on for kernels from 3.7 and profiles without a release): a scanner that
+//!   scans the rest of a pageblock without isolating anything marks it, and later runs pass it
+//!   by. The marks are cleared when compaction restarts after the longest deferral
+//!   (`compaction_restarting` → `__reset_isolation_suitable`, which also restarts both scanners
+//!   from the zone's ends) and when kswapd goes to sleep after a direct compaction's scanners met
+//!   (`compact_blockskip_flush` → `reset_isolation_suitable` in `kswapd_try_to_sleep`).
+//!
 //! - `compaction_ready` (Linux 3.3–4.x `mm/vmscan.c`): direct reclaim for a costly order (above
 //!   `PAGE_ALLOC_COSTLY_ORDER` = 3) is aborted when the zone already has enough free memory for
 //!   compaction — free above high + balance gap (min(low, 1% of the zone)) + `2 << order` — and
@@ -75,6 +83,14 @@ impl CompactDefer {
         self.considered = 0;
         self.defer_shift = (self.defer_shift + 1).min(COMPACT_MAX_DEFER_SHIFT);
         self.order_failed = self.order_failed.min(order);
+    }
+
+    /// `compaction_restarting`: compaction for `order` runs again after the longest deferral
+    /// (its pageblock skip marks are then cleared first).
+    pub fn restarting(&self, order: u8) -> bool {
+        order >= self.order_failed
+            && self.defer_shift == COMPACT_MAX_DEFER_SHIFT
+            && self.considered >= 1u32 << self.defer_shift
     }
 
     /// `compaction_defer_reset`: compaction for `order` succeeded.
@@ -157,8 +173,12 @@ impl Kernel {
         self.compaction_suitable(order) != Suitable::Skipped && watermark_ok
     }
 
-    /// Run compaction towards a free block of `order`; returns its CPU cost.
-    pub(crate) fn compact(&mut self, order: u8) -> Nanos {
+    /// Run compaction towards a free block of `order` (`direct`: on an allocating thread, not
+    /// kcompactd); returns its CPU cost.
+    pub(crate) fn compact(&mut self, order: u8, direct: bool) -> Nanos {
+        if self.buddy.skip_hints() && self.compact_defer.restarting(order) {
+            self.buddy.reset_isolation_suitable();
+        }
         // Migration moves pages to other frames (accesses do not look at frames; bumped to be safe).
         self.pt.epoch += 1;
         let mut map = FrameMap {
@@ -168,6 +188,9 @@ impl Kernel {
             migrated: 0,
         };
         let out = self.buddy.compact(order, &mut map, MAX_MIGRATE_PER_RUN);
+        if direct && out.scanners_met {
+            self.buddy.note_blockskip_flush();
+        }
         self.vmstat.pgmigrate_success += out.pages_migrated;
         let scan_ns = (COMPACT_SCAN_NS_HOST * self.params.cpu_factor).round().max(1.0) as Nanos;
         out.pages_scanned * scan_ns
@@ -203,8 +226,12 @@ mod tests {
             d.defer(8);
         }
         assert_eq!(d.defer_shift, COMPACT_MAX_DEFER_SHIFT);
+        assert!(!d.restarting(8), "still backing off");
         assert_eq!((0..64).filter(|_| d.deferred(5)).count(), 63);
+        assert!(d.restarting(8), "the run after the longest back-off restarts");
+        assert!(!d.restarting(3), "below compact_order_failed");
         d.reset(8);
+        assert!(!d.restarting(8));
         assert!(!d.deferred(8));
         assert_eq!(d.order_failed, 9);
     }

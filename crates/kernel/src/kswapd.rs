@@ -52,7 +52,7 @@ impl Kernel {
             self.kswapd_step();
         }
         if let Some(order) = self.kcompactd_order.take() {
-            let cost = self.compact(order);
+            let cost = self.compact(order, false);
             self.cpu.charge(Actor::Kcompactd, Category::Compaction, cost);
         }
     }
@@ -64,6 +64,9 @@ impl Kernel {
         let now = self.kswapd.clock;
         self.complete_writeback(now);
         if self.free_pages() >= wm.high {
+            // kswapd_try_to_sleep: balanced, it clears compaction's skip marks if a direct
+            // compaction completed meanwhile.
+            self.buddy.reset_isolation_suitable_if_flushed();
             self.kswapd.awake = false;
             self.kswapd.priority = DEF_PRIORITY;
             self.kswapd.runs.push((self.kswapd.woke_at, self.kswapd.clock));

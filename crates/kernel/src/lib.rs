@@ -441,6 +441,12 @@ impl Kernel {
                         .kernel_release()
                         .is_some_and(|r| (r.major, r.minor) < (4, 0)),
                 );
+                // Compaction's pageblock skip hints came with 3.7 (`compaction.rs`).
+                b.set_skip_hints(
+                    device
+                        .kernel_release()
+                        .is_none_or(|r| (r.major, r.minor) >= (3, 7)),
+                );
                 b
             },
             backends,

@@ -569,7 +569,8 @@ fn compaction_resumes_with_cached_positions() {
         CompactOutcome {
             success: true,
             pages_scanned: 0,
-            pages_migrated: 0
+            pages_migrated: 0,
+            scanners_met: false,
         }
     );
 }
@@ -763,4 +764,53 @@ fn bench_order0_alloc_free() {
         iters as f64 / dt / 1e6
     );
     a.check_invariants().unwrap();
+}
+
+/// Pageblock skip hints (Linux 3.7+): a run that scans pageblocks in vain marks them, the next
+/// run passes them by, and clearing the marks restores the full scan. The first run on a zone
+/// is the same with or without hints.
+#[test]
+fn compaction_skip_hints_pass_pageblocks_scanned_in_vain() {
+    // Every other frame free, the allocated ones unmovable: nothing can be isolated.
+    let stuck = |hints: bool| {
+        let (mut a, om) = fragmented(8192, 9);
+        let mut pinned = OwnerMap {
+            owner: vec![NIL; om.owner.len()],
+            moves: Vec::new(),
+        };
+        a.set_skip_hints(hints);
+        let first = a.compact(9, &mut pinned, u32::MAX);
+        let second = a.compact(9, &mut pinned, u32::MAX);
+        (a, first, second, pinned)
+    };
+    let (mut on, first_on, second_on, mut pinned) = stuck(true);
+    let (off, first_off, second_off, _) = stuck(false);
+    assert_eq!(first_on, first_off, "the first run does not depend on the hints");
+    assert!(!first_on.success && first_on.scanners_met && first_on.pages_scanned > 0);
+    // Every pageblock the migrate scanner crossed is marked (not the free scanner's start block).
+    assert_eq!(on.skipped_pageblocks(), on.nr_pageblocks() - 1);
+    assert_eq!(off.skipped_pageblocks(), 0);
+    assert_eq!(
+        second_on.pages_scanned, 0,
+        "marked pageblocks are passed by: {second_on:?}"
+    );
+    assert_eq!(second_off, first_off, "without hints every run scans the same");
+    on.reset_isolation_suitable();
+    assert_eq!(on.skipped_pageblocks(), 0);
+    let third = on.compact(9, &mut pinned, u32::MAX);
+    assert_eq!(third, first_on, "cleared marks: a full scan again");
+    // A flush noted by a direct compaction clears them when kswapd sleeps; none noted: kept.
+    on.reset_isolation_suitable_if_flushed();
+    assert_eq!(on.skipped_pageblocks(), on.nr_pageblocks() - 1);
+    on.note_blockskip_flush();
+    on.reset_isolation_suitable_if_flushed();
+    assert_eq!(on.skipped_pageblocks(), 0);
+    on.check_invariants().unwrap();
+    // Movable pages: the hinted run builds the block as the plain one does.
+    let (mut a, mut om) = fragmented(8192, 9);
+    let (mut b, mut om2) = fragmented(8192, 9);
+    a.set_skip_hints(true);
+    assert_eq!(a.compact(9, &mut om, u32::MAX), b.compact(9, &mut om2, u32::MAX));
+    assert_eq!(om.moves, om2.moves);
+    check_owners(&a, &om, &[]);
 }

@@ -20,6 +20,8 @@ pub struct CompactOutcome {
     pub pages_scanned: u64,
     /// Frames migrated.
     pub pages_migrated: u64,
+    /// The scanners met (`COMPACT_COMPLETE`: the cached positions were reset).
+    pub scanners_met: bool,
 }
 
 impl BuddyAllocator {
@@ -69,7 +71,9 @@ impl BuddyAllocator {
             }
             // isolate_migratepages: within the migrate scanner's pageblock.
             let block_end = self.pageblock_end(migrate_pfn);
-            if self.pb_type[(migrate_pfn >> pbo) as usize] != MOVABLE {
+            let pb = (migrate_pfn >> pbo) as usize;
+            // isolation_suitable: a pageblock recently scanned in vain is skipped.
+            if self.pb_type[pb] != MOVABLE || (self.skip_hints && self.pb_skip[pb]) {
                 migrate_pfn = block_end;
                 continue;
             }
@@ -92,6 +96,10 @@ impl BuddyAllocator {
             }
             out.pages_scanned += scanned;
             self.stats.compact_migrate_scanned += scanned;
+            if pfn >= block_end && cands.is_empty() {
+                // update_pageblock_skip: the rest of the block was scanned, nothing isolated.
+                self.mark_skip(pb);
+            }
             migrate_pfn = pfn;
             // migrate_pages with compaction_alloc targets.
             for i in 0..cands.len() {
@@ -136,6 +144,7 @@ impl BuddyAllocator {
         targets.clear();
         self.compact_targets = targets;
         self.compact_cands = cands;
+        out.scanners_met = met;
         if met {
             self.compact_migrate_pfn = 0;
             self.compact_free_pfn = self.last_pageblock_start();
@@ -155,6 +164,56 @@ impl BuddyAllocator {
             self.stats.compact_fail += 1;
         }
         out
+    }
+
+    /// Use compaction's pageblock skip hints (Linux 3.7+, `PB_migrate_skip`): a scanner that
+    /// scans the rest of a pageblock and isolates nothing there marks it, and both scanners pass
+    /// marked pageblocks by (`isolation_suitable`) until the marks are cleared
+    /// ([`Self::reset_isolation_suitable`]). Off (the default): every run scans every pageblock,
+    /// as Linux 3.4 does.
+    pub fn set_skip_hints(&mut self, on: bool) {
+        self.skip_hints = on;
+    }
+
+    /// Whether skip hints are on ([`Self::set_skip_hints`]).
+    pub fn skip_hints(&self) -> bool {
+        self.skip_hints
+    }
+
+    /// Pageblocks currently marked to be skipped.
+    pub fn skipped_pageblocks(&self) -> usize {
+        self.pb_skip.iter().filter(|&&b| b).count()
+    }
+
+    fn mark_skip(&mut self, pb: usize) {
+        if self.skip_hints {
+            self.pb_skip[pb] = true;
+        }
+    }
+
+    /// `__reset_isolation_suitable`: clear every skip mark and restart both scanners from the
+    /// zone's ends (`reset_cached_positions`).
+    pub fn reset_isolation_suitable(&mut self) {
+        self.pb_skip.fill(false);
+        self.blockskip_flush = false;
+        self.compact_migrate_pfn = 0;
+        self.compact_free_pfn = self.last_pageblock_start();
+    }
+
+    /// A direct compaction's scanners met: kswapd clears the marks when it next goes to sleep
+    /// (`zone->compact_blockskip_flush`).
+    pub fn note_blockskip_flush(&mut self) {
+        if self.skip_hints {
+            self.blockskip_flush = true;
+        }
+    }
+
+    /// `reset_isolation_suitable` (kswapd about to sleep): clear the marks if a direct
+    /// compaction completed since they were last cleared.
+    pub fn reset_isolation_suitable_if_flushed(&mut self) {
+        if self.blockskip_flush {
+            self.reset_isolation_suitable();
+        }
     }
 
     /// Cached compaction scanner positions `(migrate_pfn, free_pfn)` (pageblock starts).
@@ -201,9 +260,12 @@ impl BuddyAllocator {
             let s0 = self.state[start as usize];
             // suitable_migration_target: Movable/Cma pageblock, not (inside) a free block of
             // order >= pageblock_order.
-            let t = self.pb_type[(start >> pbo) as usize];
+            let pb = (start >> pbo) as usize;
+            let t = self.pb_type[pb];
             let big_free = s0 == TAIL || (s0 & ALLOC_BIT == 0 && s0 & ORDER_MASK >= pbo);
-            if (t == MOVABLE || t == CMA) && !big_free {
+            let skip = self.skip_hints && self.pb_skip[pb];
+            if (t == MOVABLE || t == CMA) && !big_free && !skip {
+                let isolated_before = targets.len();
                 let mut pfn = (*free_cursor).max(start);
                 // Frames visited, summed into the counters once (not per frame, which would
                 // make every step wait on a read-modify-write of memory).
@@ -238,6 +300,9 @@ impl BuddyAllocator {
                 if pfn < end {
                     *free_cursor = pfn;
                     return;
+                }
+                if targets.len() == isolated_before {
+                    self.mark_skip(pb);
                 }
             }
             *free_block = start - (1u32 << pbo).min(start);

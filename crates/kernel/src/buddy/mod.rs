@@ -69,8 +69,9 @@
 //!   HighAtomic/Cma pageblock. Movable allocations never use Cma (no `ALLOC_CMA` balancing).
 //! - "Movable frames" for the steal heuristics are frames allocated with [`MigrateType::Movable`]
 //!   (Linux counts PageLRU / `__PageMovable` pages).
-//! - Compaction: one mode (like async compaction of Movable pageblocks), no skip bits, no
-//!   deferral, no `compaction_suitable` watermark check, targets are isolated lazily from one
+//! - Compaction: one mode (like async compaction of Movable pageblocks), pageblock skip bits
+//!   only when asked ([`BuddyAllocator::set_skip_hints`]), no deferral or `compaction_suitable`
+//!   watermark check here (the kernel's `compaction.rs` has them), targets are isolated lazily from one
 //!   pageblock at a time, and compaction never fails a migration except for lack of targets.
 //!   `pages_scanned` counts block heads visited by both scanners.
 
@@ -177,6 +178,12 @@ pub struct BuddyAllocator {
     compact_cands: Vec<Pfn>,
     /// Fallback stealing of kernels before 4.0 ([`Self::set_legacy_fallback`]).
     legacy_fallback: bool,
+    /// Compaction's pageblock skip hints (Linux 3.7+, `compact.rs`): on, the bit per pageblock
+    /// (`PB_migrate_skip`), and whether kswapd should clear them when it next sleeps
+    /// (`compact_blockskip_flush`).
+    skip_hints: bool,
+    pb_skip: Vec<bool>,
+    blockskip_flush: bool,
 }
 
 impl std::fmt::Debug for BuddyAllocator {
@@ -240,6 +247,9 @@ impl BuddyAllocator {
             compact_targets: Vec::new(),
             compact_cands: Vec::new(),
             legacy_fallback: false,
+            skip_hints: false,
+            pb_skip: vec![false; nr_pb],
+            blockskip_flush: false,
         };
         a.compact_free_pfn = a.last_pageblock_start();
         for (pfn, order) in aligned_decomposition(0, nr_pages) {
