@@ -73,7 +73,7 @@ impl BuddyAllocator {
             let block_end = self.pageblock_end(migrate_pfn);
             let pb = (migrate_pfn >> pbo) as usize;
             // isolation_suitable: a pageblock recently scanned in vain is skipped.
-            if self.pb_type[pb] != MOVABLE || (self.skip_hints && self.pb_skip[pb]) {
+            if self.pb_type[pb] != MOVABLE || self.pb_skip[pb] {
                 migrate_pfn = block_end;
                 continue;
             }
@@ -173,6 +173,10 @@ impl BuddyAllocator {
     /// as Linux 3.4 does.
     pub fn set_skip_hints(&mut self, on: bool) {
         self.skip_hints = on;
+        if !on {
+            // Marks exist only while hints are on, so the scanners test the marks alone.
+            self.pb_skip.fill(false);
+        }
     }
 
     /// Whether skip hints are on ([`Self::set_skip_hints`]).
@@ -263,8 +267,7 @@ impl BuddyAllocator {
             let pb = (start >> pbo) as usize;
             let t = self.pb_type[pb];
             let big_free = s0 == TAIL || (s0 & ALLOC_BIT == 0 && s0 & ORDER_MASK >= pbo);
-            let skip = self.skip_hints && self.pb_skip[pb];
-            if (t == MOVABLE || t == CMA) && !big_free && !skip {
+            if (t == MOVABLE || t == CMA) && !big_free && !self.pb_skip[pb] {
                 let isolated_before = targets.len();
                 let mut pfn = (*free_cursor).max(start);
                 // Frames visited, summed into the counters once (not per frame, which would
