@@ -561,6 +561,8 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
         None => {}
     }
     let replaying = eligible && refusal.is_none();
+    // A collection that could record may skip it (`TraceMemo::records`); it then leaves no record.
+    let recording = eligible && !replaying && heap.trace_memo.records(refusal);
     // A generic-loop trace that may follow the tree it would record (the graph is unchanged).
     let following = tree_logging && hooks.never_opaque() && heap.tree_memo.usable(heap, &roots);
     let tree = if tree_logging && !following {
@@ -572,7 +574,7 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
     let tree_memo = std::mem::take(&mut heap.tree_memo);
     let silent = hooks.marks_silently();
     let mut t = Tracer {
-        logging: eligible && !replaying,
+        logging: recording,
         log: Vec::new(),
         taken: Vec::new(),
         copy_failed: false,
@@ -733,7 +735,8 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
             heap,
             replaying,
             &mut log,
-            copy_failed,
+            // Not recorded: no record, as after a failed copy.
+            copy_failed || !(replaying || recording),
             &regs,
             &taken,
             &mut from,

@@ -407,3 +407,71 @@ fn kept_record_replays_across_a_compaction_with_the_real_traces_effects() {
         );
     }
 }
+
+/// A heap whose graph changes before every full GC (an app churning its objects) never replays:
+/// after two wasted records in a row its collections stop recording most of the time
+/// (`TraceMemo::records`), with the real traces' effects; once the graph stops changing, replay
+/// resumes within 16 collections.
+#[test]
+fn churning_heap_skips_records_and_replays_again_when_it_settles() {
+    let run = |replay: bool| {
+        let mut b = Recorder::default();
+        let mut heap = small_heap_on(11, 6 << 20, &mut b);
+        heap.set_trace_replay(replay);
+        let proto = heap.roots[0];
+        let (class, size, nrefs) = (heap.class(proto), heap.size(proto), heap.nrefs(proto));
+        // An object with two stored references: swapping them changes the graph and keeps every
+        // object reachable.
+        let (src, s1, s2) = (0..heap.recs.len() as u32)
+            .filter(|&o| heap.is_alive(o))
+            .find_map(|o| {
+                let live: Vec<usize> = (0..heap.refs_of(o).len())
+                    .filter(|&k| heap.refs_of(o)[k] != NULL)
+                    .collect();
+                (live.len() >= 2).then(|| (o, live[0] as u32, live[1] as u32))
+            })
+            .expect("an object with two references");
+        let (mut effects, mut replays, mut no_record) = (Vec::new(), Vec::new(), Vec::new());
+        for i in 0..40 {
+            if i < 20 {
+                let (a, c) = (heap.refs_of(src)[s1 as usize], heap.refs_of(src)[s2 as usize]);
+                heap.set_ref_raw(src, s1, c);
+                heap.set_ref_raw(src, s2, a);
+            }
+            for _ in 0..50 {
+                heap.alloc(0, Actor::AppMain(7), class, size, nrefs, &mut b)
+                    .unwrap();
+            }
+            b.log.clear();
+            let st = collect(
+                &mut heap,
+                &mut StockArt,
+                GcKind::Full { compact: false },
+                0,
+                &mut b,
+                &mut CpuLedger::default(),
+                &GcCosts::default(),
+            );
+            let addrs: Vec<u32> = (0..heap.recs.len() as u32).map(|o| heap.addr(o)).collect();
+            effects.push(format!("{st:?}\n{addrs:?}\n{:?}", b.log));
+            replays.push(heap.trace_replays());
+            no_record.push(heap.trace_refusals()[1].1);
+        }
+        (effects, replays, no_record)
+    };
+    let (on, replays, no_record) = run(true);
+    let (off, _, _) = run(false);
+    for (i, (a, b)) in on.iter().zip(&off).enumerate() {
+        assert!(a == b, "GC {i}: effects differ with replay on");
+    }
+    assert_eq!(replays[19], 0, "a churning heap never replays");
+    // Records skipped while churning: refused for want of a record (the first GC's is the only
+    // other `no_record`).
+    assert!(no_record[19] > 5, "records skipped while churning: {no_record:?}");
+    let resumed = replays.iter().position(|&n| n > 0).expect("replays resume");
+    assert!(
+        (21..=20 + 16).contains(&resumed),
+        "replay resumed at GC {resumed}"
+    );
+    assert!(replays[39] >= 2, "settled heap keeps replaying: {replays:?}");
+}

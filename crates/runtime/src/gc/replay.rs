@@ -80,7 +80,15 @@ pub(crate) struct TraceMemo {
     pub replays: u64,
     /// Full collections traced for real so far, by [`Refusal`].
     pub refused: [u64; Refusal::ALL.len()],
+    /// Records in a row that were never replayed, and how many eligible collections are still to
+    /// trace without recording ([`TraceMemo::records`]).
+    wasted: u32,
+    skip: u32,
 }
+
+/// The most records in a row [`TraceMemo::records`] counts as wasted: after them, one eligible
+/// collection in 2^(5-1) records.
+const MAX_WASTED: u32 = 5;
 
 /// Why a full collection was traced rather than replayed ([`crate::Heap::trace_refusals`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -153,6 +161,33 @@ impl TraceMemo {
         }
     }
 
+    /// Whether an eligible collection that does not replay (for `refusal`) records its trace.
+    /// Recording costs the trace about a tenth more (every touch and copy logged, the mark bitmap
+    /// kept), and a heap whose graph changes between collections (an app churning its objects)
+    /// never replays what it records. So a record not replayed because the graph changed or
+    /// another collection ran since counts as wasted, and after `w` wasted records in a row the
+    /// next 2^(w-1) - 1 eligible collections (at most 2^([`MAX_WASTED`]-1) - 1) trace without
+    /// recording: one change after a replayed stretch costs nothing, steady churn records one
+    /// collection in 16. A replay resets the count. Replay is exact, so this changes only the
+    /// host's work, never a result.
+    pub(super) fn records(&mut self, refusal: Option<Refusal>) -> bool {
+        match refusal {
+            None => false,
+            Some(Refusal::NoRecord) if self.skip > 0 => {
+                self.skip -= 1;
+                false
+            }
+            Some(Refusal::Graph | Refusal::Collection) => {
+                self.wasted = (self.wasted + 1).min(MAX_WASTED);
+                self.skip = (1 << (self.wasted - 1)) - 1;
+                self.records(Some(Refusal::NoRecord))
+            }
+            // Not wasted by the heap's own activity: the first copies of a fresh heap (regions),
+            // a change of setup, no record.
+            Some(_) => true,
+        }
+    }
+
     /// Swap this memo's record (everything but the switch and the counters) with `o`'s.
     pub(super) fn swap_record(&mut self, o: &mut TraceMemo) {
         use std::mem::swap;
@@ -190,6 +225,7 @@ impl TraceMemo {
         refs_scanned: u64,
     ) {
         if replayed {
+            self.wasted = 0;
             self.epoch = heap.epoch;
             self.tospace.clear();
             self.tospace.extend_from_slice(taken);
