@@ -21,6 +21,12 @@
 //!   regions: the destination regions differ at each collection). The replayed collection
 //!   then stands for the recorded one at the next collection.
 //!
+//! - **Not recorded** while records keep going to waste: a heap whose graph changes between full
+//!   collections (an app churning its objects, Marvin §8.3's benchmark) would record every trace
+//!   and replay none; after two records in a row were refused because the graph changed or a
+//!   collection ran since, it records one eligible collection in 2, then 4, 8 and at most 16
+//!   ([`TraceMemo::records`]), until a replay resets the count.
+//!
 //! Each full collection traced for real is counted by why it was not replayed ([`Refusal`],
 //! `Heap::trace_refusals`). One that cannot replay but follows a collection that recorded its
 //! marking tree re-walks that tree instead (module `tree`, `Heap::tree_rewalks`; not counted as
