@@ -384,9 +384,20 @@ impl JavaApp {
                     let j = a.gen_range(0..n);
                     look[tries % CHURN_AHEAD] = j;
                     crate::gc::prefetch(&self.churnable, j);
-                    // Half as far ahead the list entry is in cache: fetch its holder's id.
-                    let (_, s, _) = self.churnable[look[(tries + CHURN_AHEAD / 2) % CHURN_AHEAD]];
+                    // Half as far ahead the list entry is in cache: fetch its holder's id and
+                    // the blueprint blocks of the object's size and class.
+                    let (i, s, _) = self.churnable[look[(tries + CHURN_AHEAD / 2) % CHURN_AHEAD]];
                     crate::gc::prefetch(&self.ids, s as usize);
+                    bp.prefetch_object(i as usize, false);
+                    // A quarter as far ahead: the holder's record (the barrier reads it) and the
+                    // size's entries.
+                    let (i, s, _) = self.churnable[look[(tries + CHURN_AHEAD / 4) % CHURN_AHEAD]];
+                    if let Some(&h) = self.ids.get(s as usize) {
+                        crate::gc::prefetch(&self.rt.heap.recs, h as usize);
+                    }
+                    if (i as usize) < bp.len() {
+                        bp.prefetch_object(i as usize, true);
+                    }
                 }
                 let (i, s, k) = if self.params.churn_same {
                     // The same objects every round: the first churnable ones in allocation order.

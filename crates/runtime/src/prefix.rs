@@ -97,6 +97,25 @@ impl Prefix {
         }
     }
 
+    /// Hint the CPU to load the block of entry `i` (no effect on results; any `i` is allowed).
+    #[inline]
+    pub fn prefetch_block(&self, i: usize) {
+        engine::prefetch(&self.blocks, i / BLOCK);
+    }
+
+    /// Hint the CPU to load entry `i` itself (its block is read now: fetch it first with
+    /// [`Self::prefetch_block`]). No effect on results; `i` must be below the length.
+    #[inline]
+    pub fn prefetch_entry(&self, i: usize) {
+        let b = self.blocks[i / BLOCK];
+        let j = b.at as usize + i % BLOCK;
+        match b.width {
+            Width::W8 => engine::prefetch(&self.d8, j),
+            Width::W16 => engine::prefetch(&self.d16, j),
+            Width::Full => engine::prefetch(&self.wide, j),
+        }
+    }
+
     /// Bytes held (for tests and memory accounting).
     pub fn heap_bytes(&self) -> usize {
         self.blocks.capacity() * std::mem::size_of::<Block>()
@@ -183,6 +202,16 @@ impl Column {
             Column::U16(values.iter().map(|&v| v as u16).collect())
         } else {
             Column::U32(values.to_vec())
+        }
+    }
+
+    /// Hint the CPU to load entry `i` (no effect on results; any `i` is allowed).
+    #[inline]
+    pub fn prefetch(&self, i: usize) {
+        match self {
+            Column::U8(v) => engine::prefetch(v, i),
+            Column::U16(v) => engine::prefetch(v, i),
+            Column::U32(v) => engine::prefetch(v, i),
         }
     }
 

@@ -79,8 +79,8 @@ pub(super) fn checks() -> CheckList {
 struct Figures {
     /// Simulated minutes of the run.
     minutes: f64,
-    /// (minute, mean unusable index over orders 4..=8) per sample.
-    ui4: Vec<(f64, f64)>,
+    /// (minute, mean unusable index over orders 4..=8, free MiB) per sample.
+    ui4: Vec<(f64, f64, f64)>,
     /// ION allocation units per order 0, 4, 8.
     units: [u64; 3],
     /// Median I/O-buffer allocation, ms.
@@ -126,7 +126,7 @@ fn figures(quick: bool) -> anyhow::Result<Arc<Figures>> {
             .iter()
             .map(|s| {
                 let ui = (4..=8).map(|o| s.unusable_index[o]).sum::<f64>() / 5.0;
-                (s.t as f64 / 60e9, ui)
+                (s.t as f64 / 60e9, ui, s.free_pages as f64 / 256.0)
             })
             .collect(),
         units: [
@@ -155,7 +155,10 @@ fn mean(v: impl Iterator<Item = f64>) -> f64 {
     }
 }
 
-/// ISMM'15 Fig. 2: the unusable index of large orders saturates after ~100 minutes.
+/// ISMM'15 Fig. 2: the unusable index of large orders saturates after ~100 minutes. The row
+/// prints the aged index split at the aged samples' median free memory: the index is high when
+/// memory is tight (the foreground app holds its buffers) and lower on the home screen, whose
+/// released buffers leave more free (module docs: bimodal free memory, the cause of the GAP).
 fn fig2_unusable(quick: bool) -> anyhow::Result<Check> {
     let f = figures(quick)?;
     // Young: the first 5 minutes (about 15 launches). Aged: from 100 minutes on (quick: the
@@ -166,13 +169,25 @@ fn fig2_unusable(quick: bool) -> anyhow::Result<Check> {
         (5.0, 100.0)
     };
     let young = mean(f.ui4.iter().filter(|s| s.0 <= young_to).map(|s| s.1));
-    let aged = mean(f.ui4.iter().filter(|s| s.0 >= aged_from).map(|s| s.1));
+    let aged: Vec<_> = f.ui4.iter().filter(|s| s.0 >= aged_from).collect();
+    let ui_aged = mean(aged.iter().map(|s| s.1));
+    // What the aged index depends on: free memory. Split the aged samples at their median free
+    // memory (the paper's phone was as full as the fuller half all the time, ISMM'15 §3).
+    let mut free: Vec<f64> = aged.iter().map(|s| s.2).collect();
+    free.sort_unstable_by(f64::total_cmp);
+    let median_free = free.get(free.len() / 2).copied().unwrap_or(f64::NAN);
+    let tight = mean(aged.iter().filter(|s| s.2 < median_free).map(|s| s.1));
+    let roomy = mean(aged.iter().filter(|s| s.2 >= median_free).map(|s| s.1));
     Ok(Check {
         check: "unusable index of orders 4..8 (mean), young vs aged (Nexus 10, stock)".into(),
         paper: "ISMM'15 Fig. 2: large orders saturate at 1 after ~100 min".into(),
-        simulated: format!("young (<= {young_to:.0} min) {young:.2}; aged (>= {aged_from:.0} min) {aged:.2}"),
+        simulated: format!(
+            "young (<= {young_to:.0} min) {young:.2}; aged (>= {aged_from:.0} min) {ui_aged:.2}: \
+             {tight:.2} in the aged samples with less than their median {median_free:.0} MiB \
+             free, {roomy:.2} in the others"
+        ),
         tolerance: "aged >= 0.95; young <= 0.1".into(),
-        status: status(aged >= 0.95 && young <= 0.1),
+        status: status(ui_aged >= 0.95 && young <= 0.1),
     })
 }
 

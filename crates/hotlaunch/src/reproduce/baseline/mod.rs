@@ -64,7 +64,12 @@ fn fleet_capacity(quick: bool) -> anyhow::Result<Check> {
     Ok(Check {
         check: "caching capacity, synthetic 180 MB apps of 2048 B objects (Pixel 3, flash swap)".into(),
         paper: "Fleet §7.1: kills start at 11 cached apps; at most 14 cached".into(),
-        simulated: format!("kills start at {} cached apps; at most {peak} cached", opt(first)),
+        simulated: format!(
+            "kills start at {} cached apps; at most {peak} cached ({}; lmkd's kills off as in \
+             the artifact)",
+            opt(first),
+            capacity_cause(out)
+        ),
         tolerance: "each within ±2 apps".into(),
         status: status(ok),
     })
