@@ -735,8 +735,8 @@ pub fn collect<H: RuntimeHooks + ?Sized>(
             heap,
             replaying,
             &mut log,
-            // Not recorded: no record, as after a failed copy.
-            copy_failed || !(replaying || recording),
+            // Not recorded: no record, as after a failed copy (a replay ignores this).
+            copy_failed || !recording,
             &regs,
             &taken,
             &mut from,

@@ -88,13 +88,19 @@ impl Prefix {
     #[inline]
     pub fn get(&self, i: usize) -> u64 {
         debug_assert!(i < self.len);
-        let b = self.blocks[i / BLOCK];
-        let j = b.at as usize + i % BLOCK;
+        let (b, j) = self.locate(i);
         match b.width {
             Width::W8 => b.base + self.d8[j] as u64,
             Width::W16 => b.base + self.d16[j] as u64,
             Width::Full => self.wide[j],
         }
+    }
+
+    /// Entry `i`'s block and its index in the store the block's width selects.
+    #[inline(always)]
+    fn locate(&self, i: usize) -> (Block, usize) {
+        let b = self.blocks[i / BLOCK];
+        (b, b.at as usize + i % BLOCK)
     }
 
     /// Hint the CPU to load the block of entry `i` (no effect on results; any `i` is allowed).
@@ -107,8 +113,7 @@ impl Prefix {
     /// [`Self::prefetch_block`]). No effect on results; `i` must be below the length.
     #[inline]
     pub fn prefetch_entry(&self, i: usize) {
-        let b = self.blocks[i / BLOCK];
-        let j = b.at as usize + i % BLOCK;
+        let (b, j) = self.locate(i);
         match b.width {
             Width::W8 => engine::prefetch(&self.d8, j),
             Width::W16 => engine::prefetch(&self.d16, j),

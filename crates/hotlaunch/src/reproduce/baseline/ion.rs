@@ -171,8 +171,8 @@ fn fig2_unusable(quick: bool) -> anyhow::Result<Check> {
     let young = mean(f.ui4.iter().filter(|s| s.0 <= young_to).map(|s| s.1));
     let aged: Vec<_> = f.ui4.iter().filter(|s| s.0 >= aged_from).collect();
     let ui_aged = mean(aged.iter().map(|s| s.1));
-    // What the aged index depends on: free memory. Split the aged samples at their median free
-    // memory (the paper's phone was as full as the fuller half all the time, ISMM'15 §3).
+    // What the aged index depends on: free memory, bimodal once aged (module docs). Split the
+    // aged samples at their median free memory.
     let mut free: Vec<f64> = aged.iter().map(|s| s.2).collect();
     free.sort_unstable_by(f64::total_cmp);
     let median_free = free.get(free.len() / 2).copied().unwrap_or(f64::NAN);
