@@ -44,6 +44,20 @@ impl Kernel {
         self.pt.prefetch(idx);
     }
 
+    /// Hint the CPU to load what a swap-in of page `idx` reads at random, if it is swapped out:
+    /// the device's slot ([`crate::swap::SwapBackend::prefetch`]) and the slot's owner entry.
+    /// Reads the page's entry (prefetch it first). No effect on results; any `idx` is allowed.
+    #[inline]
+    pub fn prefetch_swap_in(&self, idx: PageIdx) {
+        if let Some(p) = self.pt.pages.get(idx as usize) {
+            if p.state == PageState::Swapped {
+                let dev = p.swap_dev as usize;
+                self.backends[dev].prefetch(p.loc);
+                engine::prefetch(&self.handle_owner[dev], p.loc as usize);
+            }
+        }
+    }
+
     /// Touch page `idx` on behalf of `actor` at `now`. Returns the stall on the actor's critical
     /// path (zero for a resident page).
     #[inline]

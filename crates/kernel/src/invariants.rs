@@ -108,13 +108,15 @@ impl Kernel {
             let mut resident = 0u64;
             for l in LruList::ALL {
                 let mut n = 0u32;
-                let mut i = proc.lru.tail[l as usize];
                 let mut prev = NIL;
                 let stamped = self.pt.stamps_enabled();
-                while i != NIL {
-                    let p = &self.pt.pages[i as usize];
-                    if p.lru != l || p.pid != proc.pid || p.next != prev {
-                        return Err(format!("lru {} of pid {} broken at page {i}", l.name(), proc.pid));
+                for i in proc.lru.iter(&self.pt.pages, l) {
+                    if self.pt.pages[i as usize].pid != proc.pid {
+                        return Err(format!(
+                            "lru {} of pid {} holds page {i} of another process",
+                            l.name(),
+                            proc.pid
+                        ));
                     }
                     // Node-LRU stamps grow from tail to head (the merge relies on it).
                     if stamped && prev != NIL && self.pt.stamp[i as usize] < self.pt.stamp[prev as usize] {
@@ -126,7 +128,6 @@ impl Kernel {
                     }
                     n += 1;
                     prev = i;
-                    i = p.prev;
                 }
                 if n != proc.lru.len[l as usize] {
                     return Err(format!(

@@ -52,6 +52,7 @@ mod invariants;
 pub mod ion;
 mod kswapd;
 pub mod locality;
+pub mod lru;
 mod madvise;
 mod mark_accessed;
 pub mod mm;
@@ -502,7 +503,7 @@ impl Kernel {
             oom_score_adj,
             alive: true,
             vmas: Vec::new(),
-            lru: mm::LruVec::new(),
+            lru: mm::LruVec::new(pid),
             counters: Default::default(),
             kernel_allocs: Vec::new(),
             content: None,

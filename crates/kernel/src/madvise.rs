@@ -23,16 +23,13 @@ impl Kernel {
         let end = (first + n).min(self.pt.pages.len() as u32);
         for idx in first..end {
             // Fetch ahead what freeing a page reads at random (no effect on results): its
-            // entry, then for the page `DISCARD_AHEAD` on, its frame's buddy and owner state
-            // and its LRU neighbours.
+            // entry, then for the page `DISCARD_AHEAD` on, its frame's buddy and owner state.
             self.pt.prefetch(idx + 2 * DISCARD_AHEAD);
             if idx + DISCARD_AHEAD < end {
                 let q = self.pt.pages[(idx + DISCARD_AHEAD) as usize];
                 if q.state == PageState::Resident {
                     self.buddy.prefetch_frame(q.loc);
                     engine::prefetch(&self.frame_owner, q.loc as usize);
-                    self.pt.prefetch(q.prev);
-                    self.pt.prefetch(q.next);
                 }
             }
             let p = self.pt.pages[idx as usize];

@@ -3,8 +3,8 @@
 //! Every virtual page of every process is one [`Page`] in a single dense `Vec` indexed by
 //! [`PageIdx`]. A mapping (VMA) owns a contiguous range of indices handed out by a first-fit
 //! [`RangeAllocator`] (freed ranges are reused), so a process's pages are `first..first+len` and no
-//! per-page heap allocation ever happens. LRU lists are intrusive doubly linked lists through
-//! `Page::prev/next`, one set of five lists per process (a memcg `lruvec`: Android puts each app in
+//! per-page heap allocation ever happens. LRU lists are queues of page indices with lazy deletion
+//! (`lru.rs`), one set of five lists per process (a memcg `lruvec`: Android puts each app in
 //! its own memory cgroup).
 //!
 //! Node-LRU age stamps (`PageTable::stamp`, only kept when [`PageTable::enable_stamps`] was
@@ -21,14 +21,15 @@ use content::ContentId;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-/// One virtual page (32 bytes; 1 M pages per 4 GB of mapped memory ≈ 32 MB).
+/// One virtual page (28 bytes; 1 M pages per 4 GB of mapped memory ≈ 28 MB).
 #[derive(Debug, Clone, Copy)]
 pub struct Page {
     /// Frame if resident, swap handle if swapped; unused otherwise.
     pub loc: u32,
     pub content: ContentId,
-    pub prev: u32,
-    pub next: u32,
+    /// Position of the page's entry in its LRU list's queue (meaningful while `lru` is not
+    /// `None`; see `lru.rs`).
+    pub lru_slot: u32,
     pub pid: Pid,
     /// Workingset shadow: the eviction clock when the page was last reclaimed (for refault
     /// distance). While resident with [`flags::SWAPCACHE`], the swap handle of its clean copy.
@@ -48,8 +49,7 @@ impl Page {
     const FREED: Page = Page {
         loc: NIL,
         content: 0,
-        prev: NIL,
-        next: NIL,
+        lru_slot: 0,
         pid: NIL,
         shadow: 0,
         state: PageState::Freed,
@@ -96,35 +96,7 @@ pub struct Vma {
     pub source: ContentSource,
 }
 
-/// Five LRU lists of one process (Linux `struct lruvec`). Head = most recently added.
-#[derive(Debug, Clone, Default)]
-pub struct LruVec {
-    pub head: [u32; NR_LRU_LISTS],
-    pub tail: [u32; NR_LRU_LISTS],
-    pub len: [u32; NR_LRU_LISTS],
-}
-
-impl LruVec {
-    pub fn new() -> Self {
-        Self {
-            head: [NIL; NR_LRU_LISTS],
-            tail: [NIL; NR_LRU_LISTS],
-            len: [0; NR_LRU_LISTS],
-        }
-    }
-
-    pub fn anon(&self) -> u32 {
-        self.len[LruList::InactiveAnon as usize] + self.len[LruList::ActiveAnon as usize]
-    }
-
-    pub fn file(&self) -> u32 {
-        self.len[LruList::InactiveFile as usize] + self.len[LruList::ActiveFile as usize]
-    }
-
-    pub fn total(&self) -> u32 {
-        self.len.iter().sum()
-    }
-}
+pub use crate::lru::LruVec;
 
 /// Per-process memory counters (pages).
 #[derive(Debug, Clone, Copy, Default, Serialize)]
@@ -274,7 +246,7 @@ impl PageTable {
     /// The next stamp for a page put at a list head. Before the counter would wrap, every stamp is
     /// halved (a monotone map: each list stays sorted; pages never re-stamped since may tie).
     #[inline]
-    fn next_stamp(&mut self) -> u32 {
+    pub(crate) fn next_stamp(&mut self) -> u32 {
         if self.clock == u32::MAX {
             for s in &mut self.stamp {
                 *s >>= 1;
@@ -316,91 +288,6 @@ impl PageTable {
         }
         self.ranges.free(first, len);
     }
-
-    // ----- intrusive LRU list operations -----
-
-    /// Add `idx` at the head (most recent end) of `list` in `lru`.
-    #[inline]
-    pub fn lru_add_head(&mut self, lru: &mut LruVec, idx: PageIdx, list: LruList) {
-        self.epoch += 1;
-        let l = list as usize;
-        let old = lru.head[l];
-        {
-            let p = &mut self.pages[idx as usize];
-            p.lru = list;
-            p.prev = NIL;
-            p.next = old;
-        }
-        if old != NIL {
-            self.pages[old as usize].prev = idx;
-        } else {
-            lru.tail[l] = idx;
-        }
-        lru.head[l] = idx;
-        lru.len[l] += 1;
-        if self.stamps_on {
-            let s = self.next_stamp();
-            self.stamp[idx as usize] = s;
-        }
-    }
-
-    /// Add `idx` at the tail (reclaimed first) of `list`.
-    #[inline]
-    pub fn lru_add_tail(&mut self, lru: &mut LruVec, idx: PageIdx, list: LruList) {
-        self.epoch += 1;
-        let l = list as usize;
-        let old = lru.tail[l];
-        {
-            let p = &mut self.pages[idx as usize];
-            p.lru = list;
-            p.next = NIL;
-            p.prev = old;
-        }
-        if old != NIL {
-            self.pages[old as usize].next = idx;
-        } else {
-            lru.head[l] = idx;
-        }
-        lru.tail[l] = idx;
-        lru.len[l] += 1;
-        if self.stamps_on {
-            // The node's tail: older than every page put at a head.
-            self.stamp[idx as usize] = 0;
-        }
-    }
-
-    /// Remove `idx` from whatever list it is on.
-    #[inline]
-    pub fn lru_del(&mut self, lru: &mut LruVec, idx: PageIdx) {
-        self.epoch += 1;
-        let p = self.pages[idx as usize];
-        if p.lru == LruList::None {
-            return;
-        }
-        let l = p.lru as usize;
-        if p.prev != NIL {
-            self.pages[p.prev as usize].next = p.next;
-        } else {
-            lru.head[l] = p.next;
-        }
-        if p.next != NIL {
-            self.pages[p.next as usize].prev = p.prev;
-        } else {
-            lru.tail[l] = p.prev;
-        }
-        lru.len[l] -= 1;
-        let q = &mut self.pages[idx as usize];
-        q.lru = LruList::None;
-        q.prev = NIL;
-        q.next = NIL;
-    }
-
-    /// Move `idx` to the head of `list`.
-    #[inline]
-    pub fn lru_move_head(&mut self, lru: &mut LruVec, idx: PageIdx, list: LruList) {
-        self.lru_del(lru, idx);
-        self.lru_add_head(lru, idx, list);
-    }
 }
 
 #[cfg(test)]
@@ -423,27 +310,5 @@ mod tests {
         r.free(c, 7);
         // The tail range merges with the end.
         assert_eq!(r.alloc(20), 15);
-    }
-
-    #[test]
-    fn lru_lists_link_both_ways() {
-        let mut t = PageTable::default();
-        let mut lru = LruVec::new();
-        let first = t.map(1, 4, PageKind::NativeAnon, PageState::Untouched, false);
-        for i in 0..4 {
-            t.lru_add_head(&mut lru, first + i, LruList::InactiveAnon);
-        }
-        assert_eq!(lru.tail[0], first);
-        t.lru_del(&mut lru, first + 2);
-        t.lru_add_tail(&mut lru, first + 2, LruList::InactiveAnon);
-        // Walk tail -> head.
-        let mut order = vec![];
-        let mut i = lru.tail[0];
-        while i != NIL {
-            order.push(i - first);
-            i = t.pages[i as usize].prev;
-        }
-        assert_eq!(order, vec![2, 0, 1, 3]);
-        assert_eq!(lru.len[0], 4);
     }
 }

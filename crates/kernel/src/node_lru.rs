@@ -205,28 +205,26 @@ pub(crate) fn oldest_run<'a>(
     list: LruList,
     max: u64,
 ) -> Option<(Pid, u64)> {
-    let l = list as usize;
-    let mut best: Option<(u32, Pid, PageIdx)> = None;
+    let mut best: Option<(u32, Pid, &LruVec)> = None;
     let mut second: Option<(u32, Pid)> = None;
     for (pid, lru) in lrus {
-        let tail = lru.tail[l];
-        if tail == NIL {
+        let Some(tail) = lru.iter(&pt.pages, list).next() else {
             continue;
-        }
+        };
         let key = (pt.stamp[tail as usize], pid);
         if best.is_none_or(|b| key < (b.0, b.1)) {
             second = best.map(|b| (b.0, b.1));
-            best = Some((key.0, key.1, tail));
+            best = Some((key.0, key.1, lru));
         } else if second.is_none_or(|s| key < s) {
             second = Some(key);
         }
     }
-    let (_, pid, mut i) = best?;
-    let mut k = 0u64;
-    while k < max && i != NIL && second.is_none_or(|s| (pt.stamp[i as usize], pid) < s) {
-        k += 1;
-        i = pt.pages[i as usize].prev;
-    }
+    let (_, pid, lru) = best?;
+    let k = lru
+        .iter(&pt.pages, list)
+        .take(max as usize)
+        .take_while(|&i| second.is_none_or(|s| (pt.stamp[i as usize], pid) < s))
+        .count() as u64;
     Some((pid, k))
 }
 
@@ -265,7 +263,7 @@ mod tests {
             let mut t = PageTable::default();
             t.enable_stamps();
             let first = t.map(0, 64 * nprocs as u32, PageKind::File, PageState::Resident, false);
-            let mut lrus = vec![LruVec::new(); nprocs];
+            let mut lrus = vec![LruVec::new(0); nprocs];
             apply(&mut t, &mut lrus, first, &ops);
             let total: u32 = lrus.iter().map(|l| l.len[LruList::InactiveFile as usize]).sum();
             let mut seen = Vec::new();
@@ -274,7 +272,7 @@ mod tests {
                 let Some((pid, k)) = oldest_run(&t, it, LruList::InactiveFile, max) else { break };
                 prop_assert!(k >= 1 && k <= max);
                 for _ in 0..k {
-                    let idx = lrus[pid as usize].tail[LruList::InactiveFile as usize];
+                    let idx = lrus[pid as usize].tail(&t.pages, LruList::InactiveFile).unwrap();
                     seen.push((t.stamp[idx as usize], pid));
                     t.lru_del(&mut lrus[pid as usize], idx);
                 }
@@ -289,7 +287,7 @@ mod tests {
         let mut t = PageTable::default();
         t.enable_stamps();
         let first = t.map(0, 3, PageKind::File, PageState::Resident, false);
-        let mut lru = LruVec::new();
+        let mut lru = LruVec::new(0);
         t.lru_add_head(&mut lru, first, LruList::ActiveFile);
         t.clock = u32::MAX - 1;
         t.lru_add_head(&mut lru, first + 1, LruList::ActiveFile);

@@ -171,6 +171,10 @@ pub trait SwapBackend {
     /// Release `handle` (page swapped in and dirtied, or its process died).
     fn free(&mut self, handle: SwapHandle);
 
+    /// Hint the CPU to load what [`Self::load`] of `handle` reads at random (no effect on
+    /// results; any handle is allowed). Default: nothing.
+    fn prefetch(&self, _handle: SwapHandle) {}
+
     /// Handles stored physically next to `handle` (same chunk or adjacent slots), for readahead;
     /// at most `max` of them, excluding `handle`. Default: none.
     fn neighbours(&self, _handle: SwapHandle, _max: usize, _out: &mut Vec<SwapHandle>) {}
@@ -463,6 +467,11 @@ impl SwapBackend for FlashSwap {
                 cost,
             });
         }
+    }
+
+    fn prefetch(&self, handle: SwapHandle) {
+        engine::prefetch(&self.sums, handle as usize);
+        engine::prefetch(&self.slots, handle as usize);
     }
 
     fn free(&mut self, handle: SwapHandle) {

@@ -91,6 +91,9 @@ impl kernel::swap::SwapBackend for IdealSwap {
             cost: kernel::swap::IoCost::default(),
         }
     }
+    fn prefetch(&self, handle: kernel::types::SwapHandle) {
+        prefetch(&self.sums, handle as usize);
+    }
     fn free(&mut self, handle: kernel::types::SwapHandle) {
         self.free_slots.push(handle);
         self.stored -= 1;
@@ -108,7 +111,8 @@ impl kernel::swap::SwapBackend for IdealSwap {
 const REQUEST_GAP_NS: u64 = 100;
 
 /// How many requests ahead the replay loop prefetches a page-table entry (twice as far: the
-/// object's page number). About one DRAM latency's worth of resident hits.
+/// object's page number; half as far: a swapped page's slot). About one DRAM latency's worth of
+/// resident hits.
 const PREFETCH_AHEAD: usize = 8;
 
 #[derive(clap::Args, Debug)]
@@ -377,6 +381,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         if let Some(&ahead) = l.obj.get(i + PREFETCH_AHEAD) {
             k.prefetch_page(pages[ahead as usize].1);
+        }
+        if let Some(&ahead) = l.obj.get(i + PREFETCH_AHEAD / 2) {
+            k.prefetch_swap_in(pages[ahead as usize].1);
         }
         let (pid, idx) = pages[o as usize];
         if k.page(idx).is_some_and(|p| p.state != PageState::Resident) {
