@@ -87,6 +87,15 @@ impl LruVec {
         }
     }
 
+    /// Hint the CPU to load the entries of the pages up to `n` entries from the tail of `list`
+    /// (a walk about to start; no effect on results).
+    #[inline]
+    pub fn prefetch_tail_run(&self, pages: &[Page], list: LruList, n: usize) {
+        for &idx in self.lists[list as usize].q.iter().take(n) {
+            engine::prefetch(pages, idx as usize);
+        }
+    }
+
     /// The pages of `list` from tail to head.
     pub fn iter<'a>(&'a self, pages: &'a [Page], list: LruList) -> impl Iterator<Item = PageIdx> + 'a {
         let (l, owner) = (&self.lists[list as usize], self.owner);

@@ -100,7 +100,7 @@ fn isqrt(x: u64) -> u64 {
 
 /// How many entries ahead of the tail a list walk prefetches page entries: enough to cover a
 /// DRAM latency with the work of a few scanned pages (no effect on results).
-const LRU_PREFETCH_AHEAD: usize = 8;
+const LRU_PREFETCH_AHEAD: usize = 16;
 
 impl Kernel {
     /// Does any swap backend have room for more pages?
@@ -322,6 +322,10 @@ impl Kernel {
     /// accessed bit; referenced executable file pages stay active.
     pub(crate) fn shrink_active(&mut self, pid: Pid, anon: bool, n: u64, ctx: &mut ScanCtx) {
         let active = LruList::active(anon);
+        let ahead = LRU_PREFETCH_AHEAD.min(n as usize);
+        self.procs[pid as usize]
+            .lru
+            .prefetch_tail_run(&self.pt.pages, active, ahead);
         for _ in 0..n {
             let lru = &mut self.procs[pid as usize].lru;
             let Some(idx) = lru.tail(&self.pt.pages, active) else {
@@ -350,6 +354,10 @@ impl Kernel {
     /// `shrink_inactive_list` + `shrink_folio_list` for up to `n` pages from the inactive tail.
     pub(crate) fn shrink_inactive(&mut self, pid: Pid, anon: bool, n: u64, ctx: &mut ScanCtx) {
         let inactive = LruList::inactive(anon);
+        let ahead = LRU_PREFETCH_AHEAD.min(n as usize);
+        self.procs[pid as usize]
+            .lru
+            .prefetch_tail_run(&self.pt.pages, inactive, ahead);
         for _ in 0..n {
             let lru = &mut self.procs[pid as usize].lru;
             let Some(idx) = lru.tail(&self.pt.pages, inactive) else {

@@ -113,7 +113,7 @@ const REQUEST_GAP_NS: u64 = 100;
 /// How many requests ahead the replay loop prefetches a page-table entry (twice as far: the
 /// object's page number; half as far: a swapped page's slot). About one DRAM latency's worth of
 /// resident hits.
-const PREFETCH_AHEAD: usize = 8;
+const PREFETCH_AHEAD: usize = 16;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -154,15 +154,22 @@ struct Loaded {
 
 /// Object ids to dense numbers in first-seen order: an open-addressing table (linear probing,
 /// splitmix64 of the id) written by hand because the id of every request is looked up and the
-/// ids are known ahead: [`Self::dense_of_all`] prefetches the slots of a batch of ids before
-/// probing them, which no general-purpose map (std, hashbrown) offers. Lookups only: no result
+/// ids are known ahead: [`Self::dense_of_all`] prefetches the slots of one batch of ids while it
+/// probes the previous batch's, which no general-purpose map (std, hashbrown) offers. A slot
+/// holds its id and dense number together (one cache line per probe). Lookups only: no result
 /// depends on the table's layout.
 struct DenseIds {
-    /// Slot → id (meaningful where `dense` is not [`Self::EMPTY`]).
-    keys: Vec<u64>,
-    /// Slot → dense number, or [`Self::EMPTY`].
-    dense: Vec<u32>,
+    slots: Vec<Slot>,
     len: usize,
+    /// Ids whose slots were prefetched, to be looked up by the next [`Self::dense_of_all`].
+    pending: Vec<u64>,
+}
+
+#[derive(Clone, Copy)]
+struct Slot {
+    id: u64,
+    /// Dense number, or [`DenseIds::EMPTY`].
+    dense: u32,
 }
 
 impl DenseIds {
@@ -171,60 +178,76 @@ impl DenseIds {
     fn with_capacity(n: usize) -> Self {
         let slots = (n.max(8) * 2).next_power_of_two();
         Self {
-            keys: vec![0; slots],
-            dense: vec![Self::EMPTY; slots],
+            slots: vec![
+                Slot {
+                    id: 0,
+                    dense: Self::EMPTY
+                };
+                slots
+            ],
             len: 0,
+            pending: Vec::with_capacity(ID_BATCH),
         }
     }
 
     fn slot(&self, id: u64) -> usize {
-        engine::splitmix64(id) as usize & (self.keys.len() - 1)
+        engine::splitmix64(id) as usize & (self.slots.len() - 1)
     }
 
     /// The dense number of `id`; a new id gets the next one and `on_new(id)` is called.
     fn dense_of(&mut self, id: u64, on_new: &mut impl FnMut(u64)) -> u32 {
-        let mask = self.keys.len() - 1;
+        let mask = self.slots.len() - 1;
         let mut i = self.slot(id);
         loop {
-            match self.dense[i] {
-                Self::EMPTY => break,
-                d if self.keys[i] == id => return d,
-                _ => i = (i + 1) & mask,
+            let s = self.slots[i];
+            if s.dense == Self::EMPTY {
+                break;
             }
+            if s.id == id {
+                return s.dense;
+            }
+            i = (i + 1) & mask;
         }
         let d = self.len as u32;
-        self.keys[i] = id;
-        self.dense[i] = d;
+        self.slots[i] = Slot { id, dense: d };
         self.len += 1;
         on_new(id);
-        if self.len * 2 > self.keys.len() {
+        if self.len * 2 > self.slots.len() {
             self.grow();
         }
         d
     }
 
-    /// [`Self::dense_of`] of each id of `ids` in order, into `out`, with every slot prefetched first.
+    /// Prefetch the slots of `ids`, then append to `out` the dense numbers ([`Self::dense_of`])
+    /// of the ids given to the previous call, in order. Call with an empty slice to finish.
     fn dense_of_all(&mut self, ids: &[u64], out: &mut Vec<u32>, on_new: &mut impl FnMut(u64)) {
         for &id in ids {
-            let s = self.slot(id);
-            prefetch(&self.dense, s);
-            prefetch(&self.keys, s);
+            prefetch(&self.slots, self.slot(id));
         }
-        out.extend(ids.iter().map(|&id| self.dense_of(id, on_new)));
+        let mut pending = std::mem::take(&mut self.pending);
+        out.extend(pending.iter().map(|&id| self.dense_of(id, on_new)));
+        pending.clear();
+        pending.extend_from_slice(ids);
+        self.pending = pending;
     }
 
     fn grow(&mut self) {
-        let old = std::mem::replace(self, Self::with_capacity(self.keys.len()));
-        let mask = self.keys.len() - 1;
-        for (&k, &d) in old.keys.iter().zip(&old.dense).filter(|(_, &d)| d != Self::EMPTY) {
-            let mut i = self.slot(k);
-            while self.dense[i] != Self::EMPTY {
+        let bigger = vec![
+            Slot {
+                id: 0,
+                dense: Self::EMPTY
+            };
+            self.slots.len() * 2
+        ];
+        let old = std::mem::replace(&mut self.slots, bigger);
+        let mask = self.slots.len() - 1;
+        for s in old.into_iter().filter(|s| s.dense != Self::EMPTY) {
+            let mut i = self.slot(s.id);
+            while self.slots[i].dense != Self::EMPTY {
                 i = (i + 1) & mask;
             }
-            self.keys[i] = k;
-            self.dense[i] = d;
+            self.slots[i] = s;
         }
-        self.len = old.len;
     }
 }
 
@@ -273,6 +296,7 @@ fn load(path: &std::path::Path, format: trace::Format) -> anyhow::Result<Loaded>
         }
     })?;
     ids.dense_of_all(&batch, &mut obj, &mut new_id);
+    ids.dense_of_all(&[], &mut obj, &mut new_id);
     if ids.len >= u32::MAX as usize / 2 {
         anyhow::bail!("{}: more than 2^31 distinct objects", path.display());
     }
@@ -358,11 +382,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         };
         maps.push((pid, k.mmap(pid, pages, PageKind::NativeAnon, false, src)?));
     }
-    // Dense object -> (pid, page index).
-    let pages: Vec<(u32, u32)> = l
+    // Dense object -> page index (its process is the page's owner).
+    let page_of: Vec<u32> = l
         .place
         .iter()
-        .map(|&(slot, off)| (maps[slot as usize].0, maps[slot as usize].1 + off))
+        .map(|&(slot, off)| maps[slot as usize].1 + off)
         .collect();
     let before = k.vmstat.pgmajfault;
     let loop_start = thread_cpu();
@@ -373,20 +397,24 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         while let Some(&(_, t)) = times.next_if(|&&(from, _)| from <= i as u64) {
             now = now.max(t as u64 * NS_PER_SEC);
         }
-        // The trace is known ahead: start loading the dense-object slot and then the page-table
-        // entry of requests a little ahead, so their cache misses overlap this request's work
-        // (no effect on results).
+        // The trace is known ahead: start loading the dense-object slot, then the page-table
+        // entry, then a swapped page's slot, of requests a little ahead, so their cache misses
+        // overlap this request's work (no effect on results).
         if let Some(&ahead) = l.obj.get(i + 2 * PREFETCH_AHEAD) {
-            prefetch(&pages, ahead as usize);
+            prefetch(&page_of, ahead as usize);
         }
         if let Some(&ahead) = l.obj.get(i + PREFETCH_AHEAD) {
-            k.prefetch_page(pages[ahead as usize].1);
+            k.prefetch_page(page_of[ahead as usize]);
         }
         if let Some(&ahead) = l.obj.get(i + PREFETCH_AHEAD / 2) {
-            k.prefetch_swap_in(pages[ahead as usize].1);
+            k.prefetch_swap_in(page_of[ahead as usize]);
         }
-        let (pid, idx) = pages[o as usize];
-        if k.page(idx).is_some_and(|p| p.state != PageState::Resident) {
+        let idx = page_of[o as usize];
+        let Some(page) = k.page(idx) else {
+            anyhow::bail!("internal error: request {i}'s page {idx} is not mapped")
+        };
+        let pid = page.pid;
+        if page.state != PageState::Resident {
             misses += 1;
         }
         let s = match k.access(now, Actor::AppMain(pid), idx, false) {
