@@ -185,32 +185,32 @@ impl PageTable {
     /// Add `idx` at the head (most recent end) of `list` in `lru`.
     #[inline]
     pub fn lru_add_head(&mut self, lru: &mut LruVec, idx: PageIdx, list: LruList) {
-        self.epoch += 1;
-        let l = list as usize;
-        lru.len[l] += 1;
-        let pos = lru.lists[l].push_back(&mut self.pages, lru.owner, list, idx, lru.len[l]);
-        let p = &mut self.pages[idx as usize];
-        p.lru = list;
-        p.lru_slot = pos;
-        if self.stamps_enabled() {
-            let s = self.next_stamp();
-            self.stamp[idx as usize] = s;
-        }
+        self.lru_add(lru, idx, list, true);
     }
 
     /// Add `idx` at the tail (reclaimed first) of `list`.
     #[inline]
     pub fn lru_add_tail(&mut self, lru: &mut LruVec, idx: PageIdx, list: LruList) {
+        self.lru_add(lru, idx, list, false);
+    }
+
+    #[inline(always)]
+    fn lru_add(&mut self, lru: &mut LruVec, idx: PageIdx, list: LruList, head: bool) {
         self.epoch += 1;
         let l = list as usize;
         lru.len[l] += 1;
-        let pos = lru.lists[l].push_front(&mut self.pages, lru.owner, list, idx, lru.len[l]);
+        let q = &mut lru.lists[l];
+        let pos = if head {
+            q.push_back(&mut self.pages, lru.owner, list, idx, lru.len[l])
+        } else {
+            q.push_front(&mut self.pages, lru.owner, list, idx, lru.len[l])
+        };
         let p = &mut self.pages[idx as usize];
         p.lru = list;
         p.lru_slot = pos;
         if self.stamps_enabled() {
-            // The node's tail: older than every page put at a head.
-            self.stamp[idx as usize] = 0;
+            // Node-LRU age: a head gets the next stamp, a tail is older than every head.
+            self.stamp[idx as usize] = if head { self.next_stamp() } else { 0 };
         }
     }
 

@@ -524,6 +524,8 @@ mod tests {
             for chunk in ids.chunks(batch) {
                 t.dense_of_all(chunk, &mut got, &mut |id| got_new.push(id));
             }
+            // The last batch is looked up by the finishing call.
+            t.dense_of_all(&[], &mut got, &mut |id| got_new.push(id));
             prop_assert_eq!(got, want_dense);
             prop_assert_eq!(got_new, want_new);
             prop_assert_eq!(t.len, want.len());
