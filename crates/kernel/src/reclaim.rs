@@ -98,10 +98,6 @@ fn isqrt(x: u64) -> u64 {
     (x as f64).sqrt() as u64
 }
 
-/// How many entries ahead of the tail a list walk prefetches page entries: enough to cover a
-/// DRAM latency with the work of a few scanned pages (no effect on results).
-const LRU_PREFETCH_AHEAD: usize = 16;
-
 impl Kernel {
     /// Does any swap backend have room for more pages?
     pub(crate) fn swap_has_room(&self) -> bool {
@@ -322,16 +318,11 @@ impl Kernel {
     /// accessed bit; referenced executable file pages stay active.
     pub(crate) fn shrink_active(&mut self, pid: Pid, anon: bool, n: u64, ctx: &mut ScanCtx) {
         let active = LruList::active(anon);
-        let ahead = LRU_PREFETCH_AHEAD.min(n as usize);
-        self.procs[pid as usize]
-            .lru
-            .prefetch_tail_run(&self.pt.pages, active, ahead);
+        self.procs[pid as usize].lru.start_walk(&self.pt.pages, active, n);
         for _ in 0..n {
-            let lru = &mut self.procs[pid as usize].lru;
-            let Some(idx) = lru.tail(&self.pt.pages, active) else {
+            let Some(idx) = self.procs[pid as usize].lru.next_to_scan(&self.pt.pages, active) else {
                 break;
             };
-            lru.prefetch_tail(&self.pt.pages, active, LRU_PREFETCH_AHEAD);
             ctx.out.scanned += 1;
             ctx.reclaim_ns += self.params.reclaim_scan_ns;
             let p = &mut self.pt.pages[idx as usize];
@@ -354,16 +345,16 @@ impl Kernel {
     /// `shrink_inactive_list` + `shrink_folio_list` for up to `n` pages from the inactive tail.
     pub(crate) fn shrink_inactive(&mut self, pid: Pid, anon: bool, n: u64, ctx: &mut ScanCtx) {
         let inactive = LruList::inactive(anon);
-        let ahead = LRU_PREFETCH_AHEAD.min(n as usize);
         self.procs[pid as usize]
             .lru
-            .prefetch_tail_run(&self.pt.pages, inactive, ahead);
+            .start_walk(&self.pt.pages, inactive, n);
         for _ in 0..n {
-            let lru = &mut self.procs[pid as usize].lru;
-            let Some(idx) = lru.tail(&self.pt.pages, inactive) else {
+            let Some(idx) = self.procs[pid as usize]
+                .lru
+                .next_to_scan(&self.pt.pages, inactive)
+            else {
                 break;
             };
-            lru.prefetch_tail(&self.pt.pages, inactive, LRU_PREFETCH_AHEAD);
             ctx.out.scanned += 1;
             ctx.reclaim_ns += self.params.reclaim_scan_ns;
             self.note_reclaim_stat(anon, 1, 0);
