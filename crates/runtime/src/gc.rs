@@ -325,7 +325,6 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
     /// Copy `o` (a small object at region-space address `old`, `size` bytes, as read by its
     /// visit) to the to-space region of `group`.
     fn copy(&mut self, o: ObjId, group: u8, old: u32, size: u32) {
-        let i = o as usize;
         // Only its place and size are used (it is not large: large objects are never copied).
         let rec = &ObjRec {
             addr: old,
@@ -396,16 +395,65 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
                 }
             }
         };
+        let (mut recs, mut regs) = (std::mem::take(&mut self.recs), std::mem::take(&mut self.regs));
+        self.moved(&mut recs, &mut regs, o, old, size, addr);
+        (self.recs, self.regs) = (recs, regs);
+    }
+
+    /// The effects of copying `o` (`size` bytes at region-space address `old`) to `addr`, its
+    /// place in to-space: its old pages read, its new ones written, its record and the region
+    /// lists updated. `recs` and `regs` are the tracer's (taken out of it by the caller).
+    #[inline(always)]
+    fn moved(&mut self, recs: &mut [ObjRec], regs: &mut [RegMark], o: ObjId, old: u32, size: u32, addr: u32) {
+        let rec = &ObjRec {
+            addr: old,
+            size,
+            ..ObjRec::default()
+        };
         let (f, n) = self.heap.pages_in(rec);
         self.batch.touch(self.backing, f, n, false);
         self.heap.note_left(self.heap.place_of(rec));
-        self.recs[i].addr = addr;
-        self.regs[(old >> REGION_SHIFT) as usize].copied += 1;
+        recs[o as usize].addr = addr;
+        regs[(old >> REGION_SHIFT) as usize].copied += 1;
         self.heap.regions[(addr >> REGION_SHIFT) as usize].objs.push(o);
         let (f, n) = self.heap.pages_in(&ObjRec { addr, ..*rec });
         self.batch.touch(self.backing, f, n, true);
         self.st.objects_copied += 1;
         self.st.bytes_copied += size as u64;
+    }
+
+    /// [`Self::visit`] of `o`, an object of an evacuated region newly marked by the stock loop,
+    /// when the hooks mark silently and the copy fits in group 0's current to-space region: the
+    /// same effects without the hook-side bookkeeping, on the loop's `recs` and `regs`. `None`
+    /// when it does not apply (nothing done: the caller visits `o` the general way).
+    #[inline(always)]
+    fn visit_copy_fast(
+        &mut self,
+        recs: &mut [ObjRec],
+        regs: &mut [RegMark],
+        o: ObjId,
+    ) -> Option<Option<Entry>> {
+        let r = &recs[o as usize];
+        let (old, size, has_refs) = (r.addr, r.size, r.has_refs());
+        // A region whose copy failed turned unevacuated: its objects are marked in place.
+        if !self.silent || regs[(old >> REGION_SHIFT) as usize].role != ROLE_EVAC {
+            return None;
+        }
+        let cur = *self.to_region.first()?;
+        if cur == NIL {
+            return None;
+        }
+        let addr = self.heap.bump_aligned(cur, size, self.to_align[0])?;
+        self.st.visits += 1;
+        if self.logging {
+            replay::log_copy(&mut self.log, o);
+            let r = old >> REGION_SHIFT;
+            if self.from.last() != Some(&r) {
+                self.from.push(r);
+            }
+        }
+        self.moved(recs, regs, o, old, size, addr);
+        Some(has_refs.then_some(o | VISITED))
     }
 
     /// Scan `o`, an object outside the collected set whose references are roots (remembered

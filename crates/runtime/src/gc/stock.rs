@@ -105,6 +105,14 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
                 let old = unsafe { *mp.add(wi) };
                 unsafe { *mp.add(wi) = old | bit };
                 if EVAC && evac_bits[wi] & !old & bit != 0 {
+                    if let Some(p) = self.visit_copy_fast(&mut recs, &mut regs, c) {
+                        if let Some(p) = p {
+                            // SAFETY: `c` was just marked: at most one push per object.
+                            unsafe { *sp.add(top) = p };
+                            top += 1;
+                        }
+                        continue;
+                    }
                     self.recs = recs;
                     self.regs = regs;
                     if let Some(p) = self.visit_out_of_line(c) {
