@@ -33,7 +33,9 @@
 //!    sentinel id whose mark bit is set for the trace, every slot's id is written at the stack top,
 //!    and the top advances only when the bit was clear; objects marked in place are visited when
 //!    popped. Objects of evacuated regions are recognised at first marking through a per-GC bitmap
-//!    (built only when some region is evacuated) and copied then. Tracing is bound by branch
+//!    (built only when some region is evacuated) and copied then (with silent hooks, a copy that
+//!    fits in the current to-space region is done on the loop's own tables, `visit_copy_fast`:
+//!    the background transition's compactions are the default day's costliest GCs). Tracing is bound by branch
 //!    mispredictions: a mark test that branches mispredicts on about half the references (46% of
 //!    the bench heap's references find their object already marked), which the branch-free form
 //!    removes; the remaining misprediction is the end of each object's slot loop. On a backing
