@@ -351,6 +351,37 @@ impl TouchBatch {
         }
     }
 
+    /// Touch `[old.0, old.0+old.1)` for reading, then `[new.0, new.0+new.1)` for writing: one
+    /// object copied (exactly the two [`Self::touch`]es). When the pending run is a write run
+    /// and both it and the read run repeat remembered runs at the known epoch (a copy loop's
+    /// steady state: source and destination pages already touched), both touches would only
+    /// count them: that is done at once, and the write run becomes the pending one.
+    #[inline]
+    pub fn touch_copy<B: PageBacking + ?Sized>(
+        &mut self,
+        b: &mut B,
+        old: (PageIdx, u32),
+        new: (PageIdx, u32),
+    ) {
+        let (end, old_end) = (self.first + self.n, old.0 + old.1);
+        // A read inside the pending write run would be absorbed by it instead.
+        let absorbed = old.0 >= self.first && old_end <= end;
+        if self.n > 0
+            && self.write
+            && !absorbed
+            && self.done_write.covers(self.epoch, self.first, end)
+            && self.is_repeat(self.epoch, old.0, old_end, false)
+        {
+            let k = (self.n + old.1) as u64;
+            self.repeated += k;
+            self.pages += k;
+            (self.first, self.n) = new;
+            return;
+        }
+        self.touch(b, old.0, old.1, false);
+        self.touch(b, new.0, new.1, true);
+    }
+
     /// Fold `[first, first+n)` into the pending run if it is covered by it or extends it;
     /// `false` if the pending run must be flushed first (the coalescing rule, shared with
     /// [`Self::coalesce`]).

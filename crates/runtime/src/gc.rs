@@ -412,14 +412,13 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
             size,
             ..ObjRec::default()
         };
-        let (f, n) = self.heap.pages_in(rec);
-        self.batch.touch(self.backing, f, n, false);
+        let from = self.heap.pages_in(rec);
+        let to = self.heap.pages_in(&ObjRec { addr, ..*rec });
+        self.batch.touch_copy(self.backing, from, to);
         self.heap.note_left(self.heap.place_of(rec));
         recs[o as usize].addr = addr;
         regs[(old >> REGION_SHIFT) as usize].copied += 1;
         self.heap.regions[(addr >> REGION_SHIFT) as usize].objs.push(o);
-        let (f, n) = self.heap.pages_in(&ObjRec { addr, ..*rec });
-        self.batch.touch(self.backing, f, n, true);
         self.st.objects_copied += 1;
         self.st.bytes_copied += size as u64;
     }
