@@ -356,7 +356,7 @@ impl TouchBatch {
     /// and both it and the read run repeat remembered runs at the known epoch (a copy loop's
     /// steady state: source and destination pages already touched), both touches would only
     /// count them: that is done at once, and the write run becomes the pending one.
-    #[inline]
+    #[inline(always)]
     pub fn touch_copy<B: PageBacking + ?Sized>(
         &mut self,
         b: &mut B,
@@ -378,6 +378,17 @@ impl TouchBatch {
             (self.first, self.n) = new;
             return;
         }
+        self.touch_copy_slow(b, old, new);
+    }
+
+    /// [`Self::touch_copy`] as two touches (out of line: the copy loop's registers stay free).
+    #[inline(never)]
+    fn touch_copy_slow<B: PageBacking + ?Sized>(
+        &mut self,
+        b: &mut B,
+        old: (PageIdx, u32),
+        new: (PageIdx, u32),
+    ) {
         self.touch(b, old.0, old.1, false);
         self.touch(b, new.0, new.1, true);
     }
