@@ -51,6 +51,9 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
         // sound are checked here and above: every marked id is at most `sentinel`, whose bit is in
         // `mark`; `top` stays below `stack.len()`.
         assert!(mark.len() * 64 > sentinel as usize);
+        // The evacuation bitmap covers the marks (`take_evac_bits` sizes it so).
+        assert!(!EVAC || evac_bits.len() >= mark.len());
+        let ep = evac_bits.as_ptr();
         let mp = mark.as_mut_ptr();
         let sp = stack.as_mut_ptr();
         let mut scanned = 0u64;
@@ -104,7 +107,8 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
                 // SAFETY: `c` <= `sentinel`, so `wi` < `mark.len()` (asserted above).
                 let old = unsafe { *mp.add(wi) };
                 unsafe { *mp.add(wi) = old | bit };
-                if EVAC && evac_bits[wi] & !old & bit != 0 {
+                // SAFETY: with `EVAC`, `wi` < `mark.len()` <= `evac_bits.len()` (asserted above).
+                if EVAC && unsafe { *ep.add(wi) } & !old & bit != 0 {
                     if let Some(p) = self.visit_copy_fast(&mut recs, &mut regs, c) {
                         if let Some(p) = p {
                             // SAFETY: `c` was just marked: at most one push per object.
