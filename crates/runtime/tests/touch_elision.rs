@@ -259,44 +259,29 @@ fn first_diff(a: &str, b: &str) -> String {
 }
 
 /// Elision does happen: a GC-like copy loop alternating a source-page read and a destination-
-/// page write passes only the first two runs to the kernel, and counts all of them.
+/// page write passes only the first two runs to the kernel, and counts all of them, whether each
+/// object's two touches are made one by one or in one [`TouchBatch::touch_copy`].
 #[test]
 fn alternating_copy_loop_is_elided_and_counted() {
+    copy_loop_is_elided(|b, k, first| {
+        b.touch(k, first, 1, false);
+        b.touch(k, first + 4, 1, true);
+    });
+    copy_loop_is_elided(|b, k, first| b.touch_copy(k, (first, 1), (first + 4, 1)));
+}
+
+/// 101 objects copied from page 0 to page 4 of a fresh heap mapping by `copy`.
+fn copy_loop_is_elided(copy: impl Fn(&mut TouchBatch, &mut Kernel, PageIdx)) {
     let mut k = kernel();
     let pid = k.spawn("app", 0, 2);
     let first = k.mmap_default(pid, 8, PageKind::JavaHeap).unwrap();
     let mut batch = TouchBatch::new(0, Actor::AppGc(pid));
     // Fault both pages in first (faults change the epoch: not remembered).
-    batch.touch(&mut k, first, 1, false);
-    batch.touch(&mut k, first + 4, 1, true);
-    batch.flush(&mut k);
-    let faults = k.vmstat.pgfault;
-    let epoch = k.touch_epoch();
-    let before = k.vmstat.page_accesses;
-    for _ in 0..100 {
-        batch.touch(&mut k, first, 1, false);
-        batch.touch(&mut k, first + 4, 1, true);
-    }
-    batch.flush(&mut k);
-    assert_eq!(k.vmstat.page_accesses - before, 200);
-    assert_eq!(batch.pages, 202);
-    assert_eq!(k.vmstat.pgfault, faults);
-    assert_eq!(k.touch_epoch(), epoch);
-}
-
-/// The same loop through [`TouchBatch::touch_copy`] (one call per object copied): the same
-/// counts, and still only the first two runs reach the kernel.
-#[test]
-fn copy_loop_through_touch_copy_counts_the_same() {
-    let mut k = kernel();
-    let pid = k.spawn("app", 0, 2);
-    let first = k.mmap_default(pid, 8, PageKind::JavaHeap).unwrap();
-    let mut batch = TouchBatch::new(0, Actor::AppGc(pid));
-    batch.touch_copy(&mut k, (first, 1), (first + 4, 1));
+    copy(&mut batch, &mut k, first);
     batch.flush(&mut k);
     let (faults, epoch, before) = (k.vmstat.pgfault, k.touch_epoch(), k.vmstat.page_accesses);
     for _ in 0..100 {
-        batch.touch_copy(&mut k, (first, 1), (first + 4, 1));
+        copy(&mut batch, &mut k, first);
     }
     batch.flush(&mut k);
     assert_eq!(k.vmstat.page_accesses - before, 200);
