@@ -333,13 +333,7 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
             size,
             ..ObjRec::default()
         };
-        if self.logging {
-            replay::log_copy(&mut self.log, o);
-            let r = old >> REGION_SHIFT;
-            if self.from.last() != Some(&r) {
-                self.from.push(r);
-            }
-        }
+        self.log_copy(o, old);
         let g = group as usize;
         if self.to_region.len() <= g {
             self.to_region.resize(g + 1, NIL);
@@ -402,6 +396,19 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
         (self.recs, self.regs) = (recs, regs);
     }
 
+    /// Record a copy of `o` out of region-space address `old` when this trace is logged for
+    /// replay (the copy event, and the region it came from).
+    #[inline(always)]
+    fn log_copy(&mut self, o: ObjId, old: u32) {
+        if self.logging {
+            replay::log_copy(&mut self.log, o);
+            let r = old >> REGION_SHIFT;
+            if self.from.last() != Some(&r) {
+                self.from.push(r);
+            }
+        }
+    }
+
     /// The effects of copying `o` (`size` bytes at region-space address `old`) to `addr`, its
     /// place in to-space: its old pages read, its new ones written, its record and the region
     /// lists updated. `recs` and `regs` are the tracer's (taken out of it by the caller).
@@ -446,13 +453,7 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
         }
         let addr = self.heap.bump_aligned(cur, size, self.to_align[0])?;
         self.st.visits += 1;
-        if self.logging {
-            replay::log_copy(&mut self.log, o);
-            let r = old >> REGION_SHIFT;
-            if self.from.last() != Some(&r) {
-                self.from.push(r);
-            }
-        }
+        self.log_copy(o, old);
         self.moved(recs, regs, o, old, size, addr);
         Some(has_refs.then_some(o | VISITED))
     }
