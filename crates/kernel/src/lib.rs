@@ -339,7 +339,7 @@ pub struct Kernel {
     pub(crate) scratch: Option<Box<Scratch>>,
     /// Pages under writeback, sorted by completion time (then page and handle; the handle spots
     /// stale entries).
-    pub(crate) writeback_q: std::collections::VecDeque<(Nanos, PageIdx, SwapHandle)>,
+    pub(crate) writeback_q: writeback::WritebackQueue,
     pub(crate) writeback_pages: u64,
     /// Dirty file pages by the time they were dirtied, for the flusher (`dirty.rs`).
     pub(crate) dirty_q: std::collections::VecDeque<(Nanos, PageIdx)>,

@@ -548,20 +548,24 @@ impl Kernel {
                     owner.resize(h as usize + 1, NIL);
                 }
                 owner[h as usize] = sp.page;
-                if cost.complete_ns > 0 {
-                    self.start_writeback(sp.page, dev as u8, h, now + cost.complete_ns);
-                    continue;
+            }
+            if cost.complete_ns > 0 {
+                // An asynchronous write: the frames are freed at completion.
+                let done = now + cost.complete_ns;
+                self.start_writebacks(batch, handles, dev as u8, done);
+            } else {
+                for (sp, &h) in batch.iter().zip(handles.iter()) {
+                    self.free_resident_frame(sp.page);
+                    let page = &mut self.pt.pages[sp.page as usize];
+                    page.state = PageState::Swapped;
+                    page.loc = h;
+                    page.swap_dev = dev as u8;
+                    page.shadow = shadow;
+                    page.flags &= !(flags::ACCESSED | flags::REFERENCED | flags::DIRTY);
+                    self.note_state_change(PageState::Resident, PageState::Swapped);
+                    self.procs[sp.pid as usize].counters.swap += 1;
+                    self.nonresident_age = self.nonresident_age.wrapping_add(1);
                 }
-                self.free_resident_frame(sp.page);
-                let page = &mut self.pt.pages[sp.page as usize];
-                page.state = PageState::Swapped;
-                page.loc = h;
-                page.swap_dev = dev as u8;
-                page.shadow = shadow;
-                page.flags &= !(flags::ACCESSED | flags::REFERENCED | flags::DIRTY);
-                self.note_state_change(PageState::Resident, PageState::Swapped);
-                self.procs[sp.pid as usize].counters.swap += 1;
-                self.nonresident_age = self.nonresident_age.wrapping_add(1);
             }
             self.vmstat.pswpout += batch.len() as u64;
             self.put_scratch(s);

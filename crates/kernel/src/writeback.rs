@@ -25,40 +25,76 @@
 use crate::types::*;
 use crate::Kernel;
 use engine::Nanos;
-use std::collections::VecDeque;
+use std::collections::BTreeMap;
 
-/// How many queued writebacks [`insert_sorted`] compares from the back before a binary search
-/// (no effect on results).
-const WRITEBACK_SCAN_BACK: usize = 8;
+/// Pages under writeback in completion order: per completion time, its (page, handle) entries
+/// sorted. A swap-out batch shares one completion time, so it is one map insertion wherever it
+/// lands (a reclaimer whose clock is behind another's completes before that one's writes: a
+/// sorted array of entries moved thousands of them per page). Emptied lists are reused.
+#[derive(Debug, Default)]
+pub(crate) struct WritebackQueue {
+    by_done: BTreeMap<Nanos, Vec<(PageIdx, SwapHandle)>>,
+    spare: Vec<Vec<(PageIdx, SwapHandle)>>,
+}
 
-/// Insert `e` into the sorted queue `q` after every entry `<= e`. Completions arrive nearly in
-/// order, so the entry lands at or near the back: a few entries are compared from the back
-/// before the whole queue is searched (the same place either way).
-fn insert_sorted<T: Ord>(q: &mut VecDeque<T>, e: T) {
-    let near = q.len().saturating_sub(WRITEBACK_SCAN_BACK);
-    let at = match (near..q.len()).rev().find(|&i| q[i] <= e) {
-        Some(i) => i + 1,
-        None => q.partition_point(|x| *x <= e),
-    };
-    q.insert(at, e);
+impl WritebackQueue {
+    /// Queue `entries`, all completing at `done`.
+    fn insert(&mut self, done: Nanos, entries: impl Iterator<Item = (PageIdx, SwapHandle)>) {
+        let spare = &mut self.spare;
+        let list = self
+            .by_done
+            .entry(done)
+            .or_insert_with(|| spare.pop().unwrap_or_default());
+        list.extend(entries);
+        // Sorted by page then handle (two batches completing at once interleave).
+        list.sort_unstable();
+    }
+
+    /// The earliest completion time's entries if it is at or before `now` (hand the list back
+    /// with [`Self::recycle`]).
+    fn pop_due(&mut self, now: Nanos) -> Option<(Nanos, Vec<(PageIdx, SwapHandle)>)> {
+        let e = self.by_done.first_entry()?;
+        (*e.key() <= now).then(|| e.remove_entry())
+    }
+
+    fn recycle(&mut self, mut list: Vec<(PageIdx, SwapHandle)>) {
+        list.clear();
+        self.spare.push(list);
+    }
+
+    /// Every entry as (completion time, page, handle), in completion order.
+    fn iter(&self) -> impl Iterator<Item = (Nanos, PageIdx, SwapHandle)> + '_ {
+        self.by_done
+            .iter()
+            .flat_map(|(&t, l)| l.iter().map(move |&(i, h)| (t, i, h)))
+    }
 }
 
 /// Longest single throttle wait (`HZ/10`, 100 ms).
 pub(crate) const THROTTLE_MAX_NS: Nanos = 100_000_000;
 
 impl Kernel {
-    /// Put `idx` (resident, already off its LRU list, its copy stored under handle `h` on `dev`)
-    /// under writeback until `done`.
-    pub(crate) fn start_writeback(&mut self, idx: PageIdx, dev: u8, h: SwapHandle, done: Nanos) {
+    /// Put the pages of `batch` (resident, already off their LRU lists, their copies stored under
+    /// `handles` on `dev`) under writeback until `done`.
+    pub(crate) fn start_writebacks(
+        &mut self,
+        batch: &[crate::swap::SwapOutPage],
+        handles: &[SwapHandle],
+        dev: u8,
+        done: Nanos,
+    ) {
         self.pt.epoch += 1;
-        let page = &mut self.pt.pages[idx as usize];
-        page.flags = (page.flags | flags::SWAPCACHE | flags::WRITEBACK)
-            & !(flags::DIRTY | flags::ACCESSED | flags::REFERENCED);
-        page.shadow = h;
-        page.swap_dev = dev;
-        insert_sorted(&mut self.writeback_q, (done, idx, h));
-        self.writeback_pages += 1;
-        self.vmstat.swapout_writeback_pages += 1;
+        for (sp, &h) in batch.iter().zip(handles) {
+            let page = &mut self.pt.pages[sp.page as usize];
+            page.flags = (page.flags | flags::SWAPCACHE | flags::WRITEBACK)
+                & !(flags::DIRTY | flags::ACCESSED | flags::REFERENCED);
+            page.shadow = h;
+            page.swap_dev = dev;
+        }
+        let entries = batch.iter().zip(handles).map(|(sp, &h)| (sp.page, h));
+        self.writeback_q.insert(done, entries);
+        self.writeback_pages += batch.len() as u64;
+        self.vmstat.swapout_writeback_pages += batch.len() as u64;
     }
 
     /// Pages currently under writeback.
@@ -70,28 +106,27 @@ impl Kernel {
     /// waiting for it are freed (the page becomes swapped). Returns the frames freed.
     pub fn complete_writeback(&mut self, now: Nanos) -> u64 {
         let mut freed = 0;
-        while let Some(&(done, idx, h)) = self.writeback_q.front() {
-            if done > now {
-                break;
+        while let Some((_, list)) = self.writeback_q.pop_due(now) {
+            for &(idx, h) in &list {
+                let p = self.pt.pages[idx as usize];
+                // Entries of pages touched, unmapped or freed meanwhile are stale.
+                if p.state != PageState::Resident || !p.has(flags::WRITEBACK) || p.shadow != h {
+                    continue;
+                }
+                self.writeback_pages -= 1;
+                self.free_resident_frame(idx);
+                let shadow = self.shadow_now();
+                let page = &mut self.pt.pages[idx as usize];
+                page.state = PageState::Swapped;
+                page.loc = p.shadow;
+                page.shadow = shadow;
+                page.flags &= !(flags::WRITEBACK | flags::SWAPCACHE | flags::ACCESSED | flags::REFERENCED);
+                self.note_state_change(PageState::Resident, PageState::Swapped);
+                self.procs[p.pid as usize].counters.swap += 1;
+                self.nonresident_age = self.nonresident_age.wrapping_add(1);
+                freed += 1;
             }
-            self.writeback_q.pop_front();
-            let p = self.pt.pages[idx as usize];
-            // Entries of pages touched, unmapped or freed meanwhile are stale.
-            if p.state != PageState::Resident || !p.has(flags::WRITEBACK) || p.shadow != h {
-                continue;
-            }
-            self.writeback_pages -= 1;
-            self.free_resident_frame(idx);
-            let shadow = self.shadow_now();
-            let page = &mut self.pt.pages[idx as usize];
-            page.state = PageState::Swapped;
-            page.loc = p.shadow;
-            page.shadow = shadow;
-            page.flags &= !(flags::WRITEBACK | flags::SWAPCACHE | flags::ACCESSED | flags::REFERENCED);
-            self.note_state_change(PageState::Resident, PageState::Swapped);
-            self.procs[p.pid as usize].counters.swap += 1;
-            self.nonresident_age = self.nonresident_age.wrapping_add(1);
-            freed += 1;
+            self.writeback_q.recycle(list);
         }
         self.vmstat.writeback_completed += freed;
         freed
@@ -127,7 +162,7 @@ impl Kernel {
         let k = need.max(1);
         let mut seen = 0;
         let mut last = None;
-        for &(t, i, h) in &self.writeback_q {
+        for (t, i, h) in self.writeback_q.iter() {
             let p = &self.pt.pages[i as usize];
             if p.has(flags::WRITEBACK) && p.shadow == h {
                 seen += 1;
@@ -144,19 +179,32 @@ impl Kernel {
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
-    use std::collections::VecDeque;
 
     proptest! {
-        /// Inserting near the back lands where a binary search over the whole queue would.
+        /// The queue holds what a sorted list of (completion, page, handle) would, in that order,
+        /// and completions leave from its front.
         #[test]
-        fn insert_sorted_matches_a_binary_search(keys in proptest::collection::vec((0u64..40, 0u32..4), 0..200)) {
-            let mut q = VecDeque::new();
-            let mut model: Vec<(u64, u32)> = Vec::new();
-            for k in keys {
-                super::insert_sorted(&mut q, k);
-                let at = model.partition_point(|x| *x <= k);
-                model.insert(at, k);
-                prop_assert!(q.iter().eq(model.iter()));
+        fn writeback_queue_is_a_sorted_list(
+            ops in proptest::collection::vec(
+                (0u64..40, proptest::collection::vec((0u32..6, 0u32..3), 0..12), 0u64..40),
+                0..30,
+            )
+        ) {
+            let mut q = super::WritebackQueue::default();
+            let mut model: Vec<(u64, u32, u32)> = Vec::new();
+            for (done, batch, now) in ops {
+                q.insert(done, batch.iter().copied());
+                model.extend(batch.iter().map(|&(i, h)| (done, i, h)));
+                model.sort_unstable();
+                prop_assert!(q.iter().eq(model.iter().copied()));
+                let mut due = Vec::new();
+                while let Some((t, list)) = q.pop_due(now) {
+                    due.extend(list.iter().map(|&(i, h)| (t, i, h)));
+                    q.recycle(list);
+                }
+                let n = model.partition_point(|e| e.0 <= now);
+                prop_assert_eq!(&due[..], &model[..n]);
+                model.drain(..n);
             }
         }
     }
