@@ -114,16 +114,9 @@ impl Kernel {
                     continue;
                 }
                 self.writeback_pages -= 1;
-                self.free_resident_frame(idx);
-                let shadow = self.shadow_now();
-                let page = &mut self.pt.pages[idx as usize];
-                page.state = PageState::Swapped;
-                page.loc = p.shadow;
-                page.shadow = shadow;
-                page.flags &= !(flags::WRITEBACK | flags::SWAPCACHE | flags::ACCESSED | flags::REFERENCED);
-                self.note_state_change(PageState::Resident, PageState::Swapped);
-                self.procs[p.pid as usize].counters.swap += 1;
-                self.nonresident_age = self.nonresident_age.wrapping_add(1);
+                self.pt.pages[idx as usize].flags &= !flags::WRITEBACK;
+                // Clean and swap-cached (a write during writeback cancels it).
+                self.unmap_swap_cached(idx);
                 freed += 1;
             }
             self.writeback_q.recycle(list);
