@@ -541,7 +541,6 @@ impl Kernel {
                 backends[dev].store(&mut env, batch, handles)
             };
             let Ok(cost) = result else { continue };
-            let shadow = self.shadow_now();
             for (sp, &h) in batch.iter().zip(handles.iter()) {
                 let owner = &mut self.handle_owner[dev];
                 if owner.len() <= h as usize {
@@ -554,6 +553,7 @@ impl Kernel {
                 let done = now + cost.complete_ns;
                 self.start_writebacks(batch, handles, dev as u8, done);
             } else {
+                let shadow = self.shadow_now();
                 for (sp, &h) in batch.iter().zip(handles.iter()) {
                     self.free_resident_frame(sp.page);
                     let page = &mut self.pt.pages[sp.page as usize];

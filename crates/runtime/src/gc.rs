@@ -327,12 +327,6 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
     /// Copy `o` (a small object at region-space address `old`, `size` bytes, as read by its
     /// visit) to the to-space region of `group`.
     fn copy(&mut self, o: ObjId, group: u8, old: u32, size: u32) {
-        // Only its place and size are used (it is not large: large objects are never copied).
-        let rec = &ObjRec {
-            addr: old,
-            size,
-            ..ObjRec::default()
-        };
         self.log_copy(o, old);
         let g = group as usize;
         if self.to_region.len() <= g {
@@ -381,10 +375,15 @@ impl<H: RuntimeHooks + ?Sized> Tracer<'_, H> {
                     Err(_) => {
                         // No free region: the object stays; its region becomes unevacuated.
                         self.copy_failed = true;
-                        let r = (rec.addr >> REGION_SHIFT) as usize;
+                        let r = (old >> REGION_SHIFT) as usize;
                         self.regs[r].role = ROLE_UNEVAC;
                         self.regs[r].failed = true;
-                        let (f, n) = self.heap.pages_in(rec);
+                        // Only its place and size matter (it is not large: never copied).
+                        let (f, n) = self.heap.pages_in(&ObjRec {
+                            addr: old,
+                            size,
+                            ..ObjRec::default()
+                        });
                         self.batch.touch(self.backing, f, n, true);
                         return;
                     }
