@@ -21,7 +21,9 @@
 //!   reads it; a full collection replayed from a recorded trace, `runtime::gc::replay`, counts
 //!   the recorded visits in little time, so policies whose walks replay show a higher rate than
 //!   their tracer's), and the run's peak RSS (`VmHWM`, reset before each run through
-//!   `/proc/self/clear_refs`; shown as "—" where that is unavailable).
+//!   `/proc/self/clear_refs`; shown as "—" where that is unavailable). Below each row, the
+//!   simulated work per launch (GC object visits, page accesses, faults, swap-outs, pages
+//!   scanned) beside the CPU per launch: what a CPU-per-launch target leaves per event.
 //! - `--json FILE` writes every figure for tracking.
 //!
 //! What the in-run GC clock covers: all of `runtime::gc::collect` — tracing, copying, reclaim,
@@ -152,6 +154,38 @@ struct DayFigures {
     gc_cpu_s: f64,
     gc_object_visits_per_cpu_s: f64,
     peak_rss_mb: Option<f64>,
+    /// The simulated work behind one launch of the day (what the CPU-s per launch pays for).
+    per_launch: WorkPerLaunch,
+}
+
+/// Simulated events per launch of a day: the work a run must do whatever its speed. CPU per
+/// launch divided by these gives the host time per event; a target CPU per launch divided by
+/// them gives the time per event it needs.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+struct WorkPerLaunch {
+    cpu_us: f64,
+    gc_object_visits: f64,
+    page_accesses: f64,
+    page_faults: f64,
+    major_faults: f64,
+    swap_outs: f64,
+    pages_scanned: f64,
+}
+
+impl WorkPerLaunch {
+    /// Per-launch figures of a run of `launches` launches (none: every figure is 0).
+    fn of(cpu_s: f64, launches: u64, gc_visits: u64, vm: &kernel::VmStat) -> Self {
+        let per = |x: f64| if launches == 0 { 0.0 } else { x / launches as f64 };
+        Self {
+            cpu_us: per(cpu_s * 1e6),
+            gc_object_visits: per(gc_visits as f64),
+            page_accesses: per(vm.page_accesses as f64),
+            page_faults: per(vm.pgfault as f64),
+            major_faults: per(vm.pgmajfault as f64),
+            swap_outs: per(vm.pswpout as f64),
+            pages_scanned: per((vm.pgscan_kswapd + vm.pgscan_direct) as f64),
+        }
+    }
 }
 
 /// The default scenario and its runs for `policies` (every registered one if empty): planned
@@ -198,6 +232,7 @@ fn default_day(spec: &hotlaunch::RunSpec, plans: &[hotlaunch::RunPlan]) -> anyho
             gc_cpu_s,
             gc_object_visits_per_cpu_s: o.gc.visits as f64 / gc_cpu_s.max(1e-9),
             peak_rss_mb: if rss_ok { peak_rss_mb() } else { None },
+            per_launch: WorkPerLaunch::of(cpu_s, launches, o.gc.visits, &o.kernel.vmstat),
         };
         drop(o);
         println!(
@@ -209,6 +244,18 @@ fn default_day(spec: &hotlaunch::RunSpec, plans: &[hotlaunch::RunPlan]) -> anyho
             f.page_accesses_per_cpu_s,
             f.gc_object_visits_per_cpu_s,
             f.peak_rss_mb.map_or("—".to_string(), |m| format!("{m:.0}"))
+        );
+        let w = &f.per_launch;
+        println!(
+            "    per launch: {:.0} µs CPU for {:.0} GC object visits, {:.0} page accesses, {:.0} faults \
+             ({:.0} major), {:.0} swap-outs, {:.0} pages scanned",
+            w.cpu_us,
+            w.gc_object_visits,
+            w.page_accesses,
+            w.page_faults,
+            w.major_faults,
+            w.swap_outs,
+            w.pages_scanned
         );
         out.push(f);
     }
@@ -249,4 +296,40 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         println!("wrote {}", path.display());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::WorkPerLaunch;
+
+    /// Each count is divided by the launches (reclaim's two scan counters added); a run without
+    /// launches reports zeros, not infinities.
+    #[test]
+    fn work_per_launch_divides_each_count_by_the_launches() {
+        let vm = kernel::VmStat {
+            page_accesses: 1_000,
+            pgfault: 100,
+            pgmajfault: 40,
+            pswpout: 30,
+            pgscan_kswapd: 12,
+            pgscan_direct: 8,
+            ..Default::default()
+        };
+        let w = WorkPerLaunch::of(2.0, 4, 400, &vm);
+        assert_eq!(
+            w,
+            WorkPerLaunch {
+                cpu_us: 500_000.0,
+                gc_object_visits: 100.0,
+                page_accesses: 250.0,
+                page_faults: 25.0,
+                major_faults: 10.0,
+                swap_outs: 7.5,
+                pages_scanned: 5.0,
+            }
+        );
+        let none = WorkPerLaunch::of(2.0, 0, 400, &vm);
+        assert_eq!(none.cpu_us, 0.0);
+        assert_eq!(none.page_accesses, 0.0);
+    }
 }
