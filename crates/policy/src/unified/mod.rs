@@ -61,6 +61,18 @@
 //!   1.34 M region requests, 107 k compaction stalls). `regions.enabled = true` (and
 //!   `regions.region_effort`) switch it back on for workloads where physical-memory
 //!   fragmentation matters more than CPU.
+//! - *The `regions` row is older than a kernel model fix and is now worse* (session 26, bisected
+//!   with `hotlaunch run default --policy regions`, seed 1): since eb5647f (the flash queue
+//!   ordered by submission time, so a request no longer waits for reads submitted later in
+//!   simulated time) fewer apps are killed as not responding (29 -> 7), memory stays fuller (mean
+//!   cached 10.8 -> 14.6 apps), region requests triple (1.36 M -> 3.85 M) and direct compaction
+//!   stalls with them (107 k -> 311 k): compaction CPU 476 -> 3,925 s simulated (2,949 s since
+//!   the pageblock skip hints of 9751014), hot p90 7.9 s, p99 37.7 s. On a 1,000-launch day
+//!   (`compare`, seed 1) its hot p90 is 26 s. The flash change is a model fix and `regions`
+//!   acts as specified (every request that finds no region compacts, with Linux's deferral);
+//!   the technique was evaluated on a phone without swap (`regions` module docs), where lmkd keeps free
+//!   memory higher. This only strengthens the default above (regions off); the table was not
+//!   re-measured.
 //! - *Fleet is off by default*: on this workload it lengthens the tail (fleet alone 714 vs
 //!   android 585 ms; added to the previous default 382 → 452 ms) and adds ~38 s of CPU. Its
 //!   grouping GC and background-object GCs run 7.7x as many collections as stock (22,645 vs
